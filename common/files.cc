@@ -1,0 +1,131 @@
+#include "common/files.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace tony {
+
+namespace fs = std::filesystem;
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ErrnoStatus("cannot read " + path, errno ? errno : ENOENT);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status WriteFileAtomic(const std::string& path, const std::string& content, int mode) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return ErrnoStatus("cannot create " + tmp, errno);
+  size_t off = 0;
+  while (off < content.size()) {
+    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return ErrnoStatus("cannot write " + tmp, err);
+    }
+    off += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return ErrnoStatus("cannot rename " + tmp + " to " + path, err);
+  }
+  return Status::Ok();
+}
+
+Status MakeDirs(const std::string& path, int mode) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) return Internal("cannot create directory " + path + ": " + ec.message());
+  ::chmod(path.c_str(), static_cast<mode_t>(mode));
+  return Status::Ok();
+}
+
+Status RemoveAll(const std::string& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+  if (ec) return Internal("cannot remove " + path + ": " + ec.message());
+  return Status::Ok();
+}
+
+bool PathExists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Result<std::string> AbsolutePath(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  if (ec) return Internal("cannot resolve " + path + ": " + ec.message());
+  return p.lexically_normal().string();
+}
+
+std::string JoinPath(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (!b.empty() && b[0] == '/') return b;
+  if (a.back() == '/') return a + b;
+  return a + "/" + b;
+}
+
+std::string BaseName(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  size_t slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::vector<std::string> TailLines(const std::string& path, size_t n) {
+  std::ifstream in(path);
+  std::deque<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    lines.push_back(line);
+    if (lines.size() > n) lines.pop_front();
+  }
+  return {lines.begin(), lines.end()};
+}
+
+Result<std::string> MakeTempDir(const std::string& parent, const std::string& prefix) {
+  std::string templ = JoinPath(parent, prefix + "XXXXXX");
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (::mkdtemp(buf.data()) == nullptr) return ErrnoStatus("cannot create temp dir " + templ, errno);
+  return std::string(buf.data());
+}
+
+Result<std::string> SelfExecutable() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n < 0) return ErrnoStatus("readlink /proc/self/exe", errno);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace tony

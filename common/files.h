@@ -1,0 +1,29 @@
+// File-system helpers. All return Status/Result; none throws.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tony {
+
+Result<std::string> ReadFile(const std::string& path);
+// Writes to "<path>.tmp.<pid>" then renames, so readers never see half a file.
+Status WriteFileAtomic(const std::string& path, const std::string& content, int mode = 0644);
+Status MakeDirs(const std::string& path, int mode = 0755);
+Status RemoveAll(const std::string& path);
+bool PathExists(const std::string& path);
+bool IsDirectory(const std::string& path);
+Result<std::string> AbsolutePath(const std::string& path);
+std::string JoinPath(const std::string& a, const std::string& b);
+std::string BaseName(const std::string& path);
+std::string DirName(const std::string& path);
+// The last `n` lines of a text file (fewer if it is shorter); empty when unreadable.
+std::vector<std::string> TailLines(const std::string& path, size_t n);
+// Creates a fresh directory "<parent>/<prefix>XXXXXX".
+Result<std::string> MakeTempDir(const std::string& parent, const std::string& prefix);
+// The path of the running executable (/proc/self/exe resolved).
+Result<std::string> SelfExecutable();
+
+}  // namespace tony

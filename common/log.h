@@ -1,0 +1,38 @@
+// Minimal leveled logging to stderr: "2026-12-02T12:00:00.123Z I am] message".
+//
+// Usage: TONY_LOG(kInfo) << "task " << id << " registered";
+// The component tag ("submit", "am", "executor") is set once per process by SetLogComponent().
+// Thread-safety: each message is written with one write(2), so lines never interleave.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace tony {
+
+enum class LogLevel { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3 };
+
+void SetLogComponent(std::string_view component);
+void SetLogLevel(LogLevel level);
+LogLevel GetLogLevel();
+
+class LogMessage {
+ public:
+  explicit LogMessage(LogLevel level) : level_(level) {}
+  ~LogMessage();
+  LogMessage(const LogMessage&) = delete;
+  LogMessage& operator=(const LogMessage&) = delete;
+  std::ostream& stream() { return stream_; }
+
+ private:
+  LogLevel level_;
+  std::ostringstream stream_;
+};
+
+}  // namespace tony
+
+#define TONY_LOG(level)                                              \
+  if (::tony::LogLevel::level < ::tony::GetLogLevel()) {             \
+  } else                                                             \
+    ::tony::LogMessage(::tony::LogLevel::level).stream()

@@ -1,0 +1,39 @@
+// Network helpers: the host name peers should use, and port reservation.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace tony {
+
+// A TCP port bound (not listening) by this process so that no other process can take it between
+// the moment it is published in the cluster spec and the moment the user process binds it
+// (TonY issues #220/#365). Release() closes the socket; the destructor does too.
+class ReservedPort {
+ public:
+  ReservedPort() = default;
+  ReservedPort(ReservedPort&& other) noexcept;
+  ReservedPort& operator=(ReservedPort&& other) noexcept;
+  ReservedPort(const ReservedPort&) = delete;
+  ReservedPort& operator=(const ReservedPort&) = delete;
+  ~ReservedPort();
+
+  // Binds 0.0.0.0:<port>; port 0 lets the kernel choose.
+  static Result<ReservedPort> Reserve(uint16_t port = 0);
+
+  uint16_t port() const { return port_; }
+  bool held() const { return fd_ >= 0; }
+  void Release();
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+// The name other tasks use to reach this host: $TONY_HOST if set (tests, multi-homed hosts), else
+// the NodeManager's $NM_HOST on YARN, else gethostname().
+std::string AdvertisedHost();
+
+}  // namespace tony

@@ -1,0 +1,228 @@
+#include "common/process.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/strings.h"
+
+extern char** environ;
+
+namespace tony {
+namespace {
+
+// Fields of /proc/<pid>/stat after the command name: state ppid pgrp session ...
+struct ProcStat {
+  char state = '?';
+  pid_t ppid = 0;
+  pid_t pgrp = 0;
+  pid_t session = 0;
+};
+
+bool ReadProcStat(pid_t pid, ProcStat* out) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  size_t close = line.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream rest(line.substr(close + 1));
+  rest >> out->state >> out->ppid >> out->pgrp >> out->session;
+  return static_cast<bool>(rest);
+}
+
+template <typename Pred>
+std::vector<pid_t> ScanProcesses(Pred pred) {
+  std::vector<pid_t> out;
+  DIR* dir = ::opendir("/proc");
+  if (dir == nullptr) return out;
+  while (dirent* e = ::readdir(dir)) {
+    auto pid = ParseInt64(e->d_name);
+    if (!pid) continue;
+    ProcStat st;
+    if (!ReadProcStat(static_cast<pid_t>(*pid), &st)) continue;
+    if (st.state == 'Z') continue;  // a zombie is dead; its parent has yet to reap it
+    if (pred(st)) out.push_back(static_cast<pid_t>(*pid));
+  }
+  ::closedir(dir);
+  return out;
+}
+
+std::string FindInPath(const std::string& name, const EnvMap& env) {
+  if (name.find('/') != std::string::npos) return name;
+  auto it = env.find("PATH");
+  std::string path = it != env.end() ? it->second : "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& dir : SplitTrimmed(path, ':')) {
+    std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return name;
+}
+
+// Between fork and exec only async-signal-safe calls; report failures through the pipe.
+[[noreturn]] void ChildFail(int fd, const char* what) {
+  int err = errno;
+  ssize_t ignored = ::write(fd, &err, sizeof(err));
+  ignored = ::write(fd, what, std::strlen(what));
+  (void)ignored;
+  ::_exit(127);
+}
+
+}  // namespace
+
+Result<pid_t> Spawn(const SpawnOptions& options) {
+  if (options.argv.empty()) return InvalidArgument("empty command");
+  std::string program = FindInPath(options.argv[0], options.env);
+  std::vector<char*> argv;
+  for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  env_strings.reserve(options.env.size());
+  for (const auto& [k, v] : options.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  bool same_output = !options.stdout_path.empty() && options.stdout_path == options.stderr_path;
+
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) return ErrnoStatus("pipe2", errno);
+  pid_t parent_pid = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    int err = errno;
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    return ErrnoStatus("fork", err);
+  }
+  if (pid == 0) {
+    ::close(pipefd[0]);
+    int wfd = pipefd[1];
+    if (options.group == ProcessGroupMode::kNewSession) {
+      if (::setsid() < 0) ChildFail(wfd, "setsid");
+    } else if (options.group == ProcessGroupMode::kNewGroup) {
+      if (::setpgid(0, 0) < 0) ChildFail(wfd, "setpgid");
+    }
+    if (options.parent_death_signal != 0) {
+      if (::prctl(PR_SET_PDEATHSIG, options.parent_death_signal) != 0) ChildFail(wfd, "prctl");
+      if (::getppid() != parent_pid) ::raise(options.parent_death_signal);
+    }
+    // Signals ignored or blocked by the parent would be inherited; give the child defaults.
+    sigset_t all;
+    sigemptyset(&all);
+    ::sigprocmask(SIG_SETMASK, &all, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
+    if (!options.stdin_path.empty()) {
+      int fd = ::open(options.stdin_path.c_str(), O_RDONLY);
+      if (fd < 0 || ::dup2(fd, 0) < 0) ChildFail(wfd, "open stdin");
+      ::close(fd);
+    }
+    if (!options.stdout_path.empty()) {
+      int fd = ::open(options.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd < 0 || ::dup2(fd, 1) < 0) ChildFail(wfd, "open stdout file");
+      if (same_output && ::dup2(fd, 2) < 0) ChildFail(wfd, "dup stderr");
+      ::close(fd);
+    }
+    if (!options.stderr_path.empty() && !same_output) {
+      int fd = ::open(options.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd < 0 || ::dup2(fd, 2) < 0) ChildFail(wfd, "open stderr file");
+      ::close(fd);
+    }
+    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ChildFail(wfd, "chdir");
+    ::execve(program.c_str(), argv.data(), envp.data());
+    ChildFail(wfd, "exec");
+  }
+  ::close(pipefd[1]);
+  int child_errno = 0;
+  char what[64] = {0};
+  ssize_t n;
+  do {
+    n = ::read(pipefd[0], &child_errno, sizeof(child_errno));
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof(child_errno))) {
+    ssize_t m = ::read(pipefd[0], what, sizeof(what) - 1);
+    (void)m;
+    ::close(pipefd[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    std::string msg = "cannot start '" + options.argv[0] + "' (" + what + ")";
+    Status s = ErrnoStatus(msg, child_errno);
+    return Status(child_errno == ENOENT ? StatusCode::kNotFound : StatusCode::kFailedPrecondition,
+                  s.message());
+  }
+  ::close(pipefd[0]);
+  return pid;
+}
+
+EnvMap CurrentEnvironment() {
+  EnvMap env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view kv(*e);
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+  }
+  return env;
+}
+
+int ExitCodeFromWaitStatus(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return -1;
+}
+
+std::string DescribeWaitStatus(int wait_status) {
+  if (WIFEXITED(wait_status)) return "exit code " + std::to_string(WEXITSTATUS(wait_status));
+  if (WIFSIGNALED(wait_status)) {
+    int sig = WTERMSIG(wait_status);
+    return "killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
+  }
+  return "unknown wait status " + std::to_string(wait_status);
+}
+
+bool ProcessAlive(pid_t pid) {
+  if (pid <= 0) return false;
+  ProcStat st;
+  if (!ReadProcStat(pid, &st)) return false;
+  return st.state != 'Z';
+}
+
+void SignalGroup(pid_t pgid, int sig) {
+  if (pgid > 1) ::kill(-pgid, sig);
+}
+
+std::vector<pid_t> ProcessesInSession(pid_t sid) {
+  return ScanProcesses([sid](const ProcStat& st) { return st.session == sid; });
+}
+
+std::vector<pid_t> ProcessesInGroup(pid_t pgid) {
+  return ScanProcesses([pgid](const ProcStat& st) { return st.pgrp == pgid; });
+}
+
+void KillSession(pid_t sid) {
+  if (sid <= 1) return;
+  for (int round = 0; round < 50; ++round) {
+    auto pids = ProcessesInSession(sid);
+    if (pids.empty()) return;
+    for (pid_t p : pids) ::kill(p, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+std::string ProcessCommandLine(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (auto& c : s) {
+    if (c == '\0') c = ' ';
+  }
+  return std::string(Trim(s));
+}
+
+}  // namespace tony

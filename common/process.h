@@ -1,0 +1,59 @@
+// Child processes: spawning with full control of groups, sessions and output files, and finding
+// every process that belongs to a session so that nothing a job started is left behind.
+//
+// Spawn() uses fork+exec and only async-signal-safe calls between them, so it is safe to call from
+// a multi-threaded daemon. Call it from a thread that lives as long as the child should: Linux's
+// parent-death signal fires when the *thread* that forked exits.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tony {
+
+using EnvMap = std::map<std::string, std::string>;
+
+enum class ProcessGroupMode {
+  kInherit,     // stay in the caller's process group
+  kNewGroup,    // setpgid(0, 0): a group of its own, same session
+  kNewSession,  // setsid(): a session and a group of its own
+};
+
+struct SpawnOptions {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH when it has no '/'
+  EnvMap env;                     // the child's whole environment
+  std::string cwd;                // empty: the caller's
+  std::string stdout_path;        // empty: inherit; otherwise opened for append
+  std::string stderr_path;        // empty: inherit; same path as stdout shares one file
+  std::string stdin_path = "/dev/null";
+  ProcessGroupMode group = ProcessGroupMode::kInherit;
+  int parent_death_signal = 0;    // e.g. SIGTERM; 0: none
+};
+
+Result<pid_t> Spawn(const SpawnOptions& options);
+
+// The environment of this process as a map.
+EnvMap CurrentEnvironment();
+
+// Decodes a wait status: the exit code, or 128 + signal number as shells report it.
+int ExitCodeFromWaitStatus(int wait_status);
+std::string DescribeWaitStatus(int wait_status);
+
+bool ProcessAlive(pid_t pid);
+// Sends `sig` to every process in group `pgid`; a group that is already gone is not an error.
+void SignalGroup(pid_t pgid, int sig);
+// Every live process whose session id is `sid` (read from /proc/<pid>/stat).
+std::vector<pid_t> ProcessesInSession(pid_t sid);
+// Every live process whose process group is `pgid`.
+std::vector<pid_t> ProcessesInGroup(pid_t pgid);
+// SIGKILLs every process of session `sid` (repeats until none is left, at most ~1 s).
+void KillSession(pid_t sid);
+// The command line of a live process, NUL separators replaced by spaces; empty if gone.
+std::string ProcessCommandLine(pid_t pid);
+
+}  // namespace tony

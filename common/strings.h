@@ -1,0 +1,38 @@
+// Small string helpers shared by every layer.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tony {
+
+std::string_view Trim(std::string_view s);
+// Splits on `sep`; trims each piece and drops empty ones (Hadoop's getTrimmedStrings semantics).
+std::vector<std::string> SplitTrimmed(std::string_view s, char sep);
+std::string Join(const std::vector<std::string>& parts, std::string_view sep);
+std::string ToLower(std::string_view s);
+bool StartsWith(std::string_view s, std::string_view prefix);
+bool EndsWith(std::string_view s, std::string_view suffix);
+
+std::optional<int64_t> ParseInt64(std::string_view s);
+std::optional<double> ParseDouble(std::string_view s);
+// "true"/"false", case-insensitive, as Hadoop's Configuration.getBoolean accepts.
+std::optional<bool> ParseBool(std::string_view s);
+
+// Edit distance, used to suggest the closest known config key.
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// Quotes a string for a POSIX shell (single quotes).
+std::string ShellQuote(std::string_view s);
+
+// Splits a command line the way a POSIX shell would split words (quotes, backslashes), without
+// expansion. Used for --task_params.
+std::vector<std::string> ShellSplit(std::string_view s);
+
+// Lowercase hex of `n` random bytes from the OS's CSPRNG.
+std::string RandomHex(size_t n_bytes);
+
+}  // namespace tony

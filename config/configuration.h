@@ -1,0 +1,65 @@
+// Configuration: Hadoop-style layered key/value configuration with TonY's precedence rules.
+//
+// Layers, lowest first (TonY's order, TONY-REFERENCE.md §1.3 step 1):
+//   1. built-in defaults (the key registry, config/keys.h)
+//   2. the user's job file (--conf_file)
+//   3. the site file $TONY_CONF_DIR/tony-site.xml (admin policy: overrides the job file unless
+//      the job file marked the key <final>true</final>)
+//   4. --conf k=v overrides (always win; for the multi-value keys tony.containers.envs,
+//      tony.execution.envs, tony.containers.resources a --conf value is appended to the list)
+// A <final>true</final> property in a file layer cannot be overridden by a later *file* layer.
+//
+// Every value remembers where it came from, so errors can name the file.
+// Thread-safety: a plain value; no internal locking.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tony {
+
+struct ConfigValue {
+  std::string value;
+  std::string source;  // "built-in defaults", a file path, or "--conf"
+  bool final = false;
+};
+
+class Configuration {
+ public:
+  // A configuration holding only the built-in defaults from the key registry.
+  static Configuration WithDefaults();
+
+  // Parses a Hadoop configuration XML file (<configuration><property><name/><value/>
+  // <final/></property>...). Errors name the file, and the line when the parser knows it.
+  Status AddFile(const std::string& path);
+  // Same, from a string; `source` names it in errors.
+  Status AddXml(const std::string& xml, const std::string& source);
+  // A --conf override: "key=value". Errors when there is no '=' or the key is empty.
+  Status AddOverride(const std::string& key_equals_value);
+  // Sets a value directly (used by the client for values derived from flags, e.g.
+  // tony.containers.command from --executes). Multi-value keys are appended, as for --conf.
+  void Set(const std::string& key, const std::string& value, const std::string& source);
+
+  std::optional<std::string> Get(const std::string& key) const;
+  std::string GetOr(const std::string& key, const std::string& fallback) const;
+  const ConfigValue* Find(const std::string& key) const;
+  const std::map<std::string, ConfigValue>& entries() const { return entries_; }
+
+  // Hadoop XML of every entry, sorted by key, with a <source> element per property as Hadoop
+  // writes it. Parsed back by AddXml/AddFile.
+  std::string ToXml() const;
+
+ private:
+  void Put(const std::string& key, const std::string& value, const std::string& source,
+           bool final, bool from_file);
+  std::map<std::string, ConfigValue> entries_;
+};
+
+// True for the keys whose --conf values append to the list (TONY-REFERENCE.md §2.9).
+bool IsMultiValueKey(const std::string& key);
+
+}  // namespace tony

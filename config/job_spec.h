@@ -1,0 +1,88 @@
+// JobSpec: the typed, validated form of a job's configuration. Built once by the client (and again
+// by the coordinator from tony-final.xml); everything downstream reads JobSpec, never raw keys.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "config/configuration.h"
+
+namespace tony {
+
+enum class DistributedMode { kGang, kFcfs };
+
+struct RoleSpec {
+  std::string name;          // job type, [a-z]+
+  int instances = 0;
+  int64_t memory_mb = 2048;  // tony.<role>.memory
+  int vcores = 1;
+  int gpus = 0;
+  std::string command;       // tony.<role>.command, else tony.containers.command
+  std::vector<std::string> resources;  // tony.<role>.resources + tony.containers.resources
+  std::string node_label;
+  std::string docker_image;  // tony.docker.<role>.image, else tony.docker.containers.image
+  bool untracked = false;    // in tony.application.untracked.jobtypes
+  bool sidecar = false;      // in tony.application.sidecar.jobtypes
+  bool stop_on_failure = false;  // in tony.application.stop-on-failure-jobtypes
+  int nproc_per_task = 1;    // tony.<role>.nproc-per-task (processes per container; issue 4)
+};
+
+struct JobSpec {
+  std::string name;                // tony.application.name
+  std::string type;                // tony.application.type
+  std::string queue;               // tony.yarn.queue
+  std::vector<std::string> tags;   // tony.application.tags
+  std::string framework;           // lower case: tensorflow, pytorch, horovod, mxnet, jax,
+                                   // standalone, generic
+  DistributedMode mode = DistributedMode::kGang;
+  std::vector<RoleSpec> roles;     // every role with instances > 0, sorted by name
+
+  int64_t application_timeout_ms = 0;     // 0: none
+  int64_t registration_timeout_ms = -1;   // tony.container.registration.timeout; <= 0: none
+  int64_t allocation_timeout_ms = -1;     // tony.container.allocation.timeout; <= 0: none
+  int64_t heartbeat_interval_ms = 1000;
+  int max_missed_heartbeats = 25;
+  int64_t execution_timeout_ms = 0;       // tony.task.executor.execution-timeout-ms
+  int error_message_max_depth = 20;
+  bool fail_on_worker_failure = true;     // our default differs from TonY's (README)
+
+  std::vector<std::string> container_envs;  // "K=V", tony.containers.envs
+  std::vector<std::string> execution_envs;  // "K=V", tony.execution.envs
+  std::string python_exec_path;             // tony.python-exec-path
+  std::string python_venv;                  // tony.python-venv (path to the venv zip)
+  std::string src_dir;                      // tony.src-dir (path to the src dir or archive)
+
+  int64_t am_memory_mb = 2048;
+  int am_vcores = 1;
+  int am_gpus = 0;
+
+  // The role:index that decides the outcome: "chief" if that role exists, else worker:0
+  // (TONY-REFERENCE.md §1.5). chief_role is empty when neither exists.
+  std::string chief_role;
+  int chief_index = 0;
+
+  const RoleSpec* FindRole(const std::string& name) const;
+  int TotalInstances() const;
+  // Tasks that are neither untracked nor sidecar (TonY's TASK_NUM).
+  int TrackedInstances() const;
+};
+
+// Validates every known key's value and builds the JobSpec. An error names the key, the source
+// file, the value and what would be accepted, e.g.
+//   tony.worker.memory = "lots" (from /tmp/tony.xml): expected a memory size such as 2g, 512m
+//   or 4096 (MB)
+// Unknown keys are not errors; see UnknownKeyWarnings.
+Result<JobSpec> BuildJobSpec(const Configuration& conf);
+
+// One warning per unknown tony.* key: "unknown key tony.worker.memroy (from tony.xml); did you
+// mean tony.worker.memory?"
+std::vector<std::string> UnknownKeyWarnings(const Configuration& conf);
+
+// Parses a memory string as TonY does: "<n>g" -> n*1024 MB, "<n>m" -> n MB, a bare number -> MB;
+// case-insensitive. Also accepts "<n>t" and "<n>k" (rounded up to MB).
+Result<int64_t> ParseMemoryMb(const std::string& s);
+
+}  // namespace tony

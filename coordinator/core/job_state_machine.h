@@ -1,0 +1,205 @@
+// JobStateMachine: the coordinator's whole policy as a pure state machine.
+//
+// Events in (container allocated, task registered, heartbeat, exit, timer tick, kill), commands
+// out (request containers, launch, stop, publish the cluster spec, finish). No I/O, no threads,
+// no clock: `now_ms` (monotonic milliseconds) comes with every event. The shell
+// (coordinator/coordinator.h) turns commands into engine calls and RPC answers.
+//
+// Identity is (task, attempt) from day one: every event carries the attempt it is about, and an
+// event for an attempt that is not the task's current one is ignored (fenced). Today every task
+// runs one attempt (0); restart policies will add attempts without changing this interface.
+//
+// Outcome rules (TonY's, TONY-REFERENCE.md §1.5, with the differences README lists):
+//  * A task's exit code 0 -> SUCCEEDED; an exit after the coordinator asked it to stop ->
+//    FINISHED; anything else -> FAILED.
+//  * A FAILED task fails the job at once when it is: the chief (role "chief", else worker:0); of a
+//    stop-on-failure role; untracked (e.g. ps: workers would hang without it); failed before it
+//    registered; or any tracked task while fail_on_worker_failure is true (our default).
+//    A FAILED sidecar task is ignored.
+//  * An explicit "chief" role that SUCCEEDS ends the job as SUCCEEDED; tasks still running are
+//    stopped (the ParameterServerStrategy pattern, where ps and workers never exit by themselves).
+//  * Otherwise the job ends when every tracked task has ended: FAILED if any tracked task failed
+//    and (fail_on_worker_failure or all tracked tasks failed), else SUCCEEDED (with "completed
+//    with N failed task(s)" when some failed, TonY #428).
+//  * Timeouts, checked on every event including Tick: application timeout (from Start);
+//    registration timeout (per task, from its container allocation); allocation timeout (GANG:
+//    every task registered within it, from Start); heartbeat loss (no heartbeat for
+//    heartbeat_interval_ms * max(3, max_missed_heartbeats) after registration) which counts as a
+//    failure of that task, like a container failure (TonY #606).
+//  * The first decision wins: later events never change a job's final status or message (#599).
+//  * After the decision the job is STOPPING: StopTask for every task not yet ended; when all have
+//    ended, or kStopGraceMs has passed, FinishJob.
+//
+// Thread-safety: none; owned by the coordinator's event loop.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "config/job_spec.h"
+
+namespace tony::core {
+
+struct TaskId {
+  std::string role;
+  int index = 0;
+  std::string ToString() const { return role + ":" + std::to_string(index); }
+  auto operator<=>(const TaskId&) const = default;
+};
+
+// TonY's task statuses (NEW, READY, RUNNING, SUCCEEDED, FAILED, FINISHED) refined so a user can
+// see where a task is in its start-up.
+enum class TaskState {
+  kNew,         // no container yet
+  kAllocated,   // container allocated; executor being launched (TonY: READY)
+  kRegistered,  // executor registered host:port; waiting for the cluster spec
+  kRunning,     // cluster spec released to it; the user process runs
+  kSucceeded,
+  kFailed,
+  kFinished,    // stopped by the coordinator (untracked/sidecar at the end, or job stopping)
+};
+const char* TaskStateName(TaskState s);
+bool IsTerminal(TaskState s);
+
+enum class JobPhase { kRunning, kStopping, kFinished };
+enum class FinalStatus { kUndecided, kSucceeded, kFailed, kKilled };
+const char* FinalStatusName(FinalStatus s);
+
+// Exit codes the coordinator uses when a task did not report its own (as TonY's -1000 family).
+inline constexpr int kExitHeartbeatLost = -1000;
+inline constexpr int kExitLaunchFailed = -1001;
+inline constexpr int kExitStoppedByCoordinator = -105;  // YARN's KILLED_BY_APPMASTER
+inline constexpr int64_t kStopGraceMs = 15'000;
+
+struct TaskRecord {
+  TaskId id;
+  int attempt = 0;
+  TaskState state = TaskState::kNew;
+  bool tracked = true;
+  bool sidecar = false;
+  bool untracked = false;
+  bool is_chief = false;
+  std::string container_id;
+  std::string host;
+  int port = 0;
+  std::optional<int> exit_code;
+  std::string diagnostics;  // why it ended, incl. the stderr tail the executor sent
+  bool stop_requested = false;
+  int64_t allocated_ms = -1;
+  int64_t registered_ms = -1;
+  int64_t last_heartbeat_ms = -1;
+  int64_t ended_ms = -1;
+};
+
+// role -> "host:port" of each task, ordered by index.
+using ClusterSpec = std::map<std::string, std::vector<std::string>>;
+
+// ---- Events ----
+struct Start {};
+struct ContainerAllocated {
+  std::string container_id;
+  std::string role;
+  std::string host;
+};
+struct TaskLaunchFailed {
+  TaskId task;
+  int attempt = 0;
+  std::string message;
+};
+struct TaskRegistered {
+  TaskId task;
+  int attempt = 0;
+  std::string host;
+  int port = 0;
+};
+struct Heartbeat {
+  TaskId task;
+  int attempt = 0;
+};
+// The task's process ended. From the executor (its user process's exit code and stderr tail) or
+// from the engine (the container is gone). The first report for an attempt wins.
+struct TaskExited {
+  TaskId task;
+  int attempt = 0;
+  int exit_code = 0;
+  std::string diagnostics;
+};
+struct Tick {};
+struct KillRequested {
+  std::string reason;  // e.g. "killed by user (tony kill)"
+};
+using Event = std::variant<Start, ContainerAllocated, TaskLaunchFailed, TaskRegistered, Heartbeat,
+                           TaskExited, Tick, KillRequested>;
+
+// ---- Commands ----
+struct RequestContainers {
+  std::string role;
+  int count = 0;
+  int64_t memory_mb = 0;
+  int vcores = 0;
+  int gpus = 0;
+};
+struct LaunchTask {
+  TaskId task;
+  int attempt = 0;
+  std::string container_id;
+};
+struct StopTask {
+  TaskId task;
+  int attempt = 0;
+  std::string container_id;
+  std::string reason;
+};
+struct ReleaseContainer {
+  std::string container_id;  // allocated but not needed
+};
+// The cluster spec became available to some tasks: answer their waiting GetClusterSpec calls
+// (SpecFor says which).
+struct SpecPublished {};
+struct FinishJob {
+  FinalStatus status = FinalStatus::kUndecided;
+  std::string message;
+};
+using Command =
+    std::variant<RequestContainers, LaunchTask, StopTask, ReleaseContainer, SpecPublished, FinishJob>;
+
+class JobStateMachine {
+ public:
+  explicit JobStateMachine(JobSpec spec);
+
+  std::vector<Command> Handle(const Event& event, int64_t now_ms);
+
+  // The spec a task may start with: in GANG mode once every task has registered, in FCFS mode
+  // once the task itself has registered; nullopt before. Only for the task's current attempt.
+  std::optional<ClusterSpec> SpecFor(const TaskId& task, int attempt) const;
+
+  const JobSpec& spec() const { return spec_; }
+  const std::vector<TaskRecord>& tasks() const { return tasks_; }
+  const TaskRecord* FindTask(const TaskId& id) const;
+  JobPhase phase() const { return phase_; }
+  FinalStatus final_status() const { return final_status_; }
+  const std::string& final_message() const { return final_message_; }
+  // Increases on every change a client could see (task state, phase); for long-polling status.
+  int64_t version() const { return version_; }
+  // The earliest time a Tick could change anything (a timeout), or nullopt: lets the shell sleep.
+  std::optional<int64_t> NextDeadlineMs() const;
+
+ private:
+  // Implementation details are the implementer's; keep each handler small.
+  TaskRecord* MutableTask(const TaskId& id);
+  JobSpec spec_;
+  std::vector<TaskRecord> tasks_;
+  JobPhase phase_ = JobPhase::kRunning;
+  FinalStatus final_status_ = FinalStatus::kUndecided;
+  std::string final_message_;
+  int64_t version_ = 0;
+  int64_t start_ms_ = -1;
+  int64_t stop_started_ms_ = -1;
+  bool spec_published_ = false;
+};
+
+}  // namespace tony::core
