@@ -1,0 +1,162 @@
+#include "client/job_control.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "client/render.h"
+#include "common/files.h"
+#include "common/process.h"
+#include "common/strings.h"
+#include "history/job_dir.h"
+#include "rpc/client.h"
+
+namespace tony::client {
+namespace {
+
+int Error(const std::string& message) {
+  std::cerr << "tony: error: " << message << "\n";
+  return 2;
+}
+
+// True when `pid` is the coordinator of the job in `job_dir` (guards against pid reuse).
+bool IsCoordinatorOf(int pid, const std::string& job_dir) {
+  std::string cmdline = ProcessCommandLine(pid);
+  return cmdline.find(" am ") != std::string::npos &&
+         cmdline.find(job_dir) != std::string::npos;
+}
+
+// The live status from the coordinator if it runs, else what it last wrote.
+Result<rpc::JobStatus> CurrentStatus(const history::JobPaths& paths) {
+  auto am = history::ReadAmInfo(paths);
+  auto secret = ReadFile(paths.Secret());
+  if (am.ok() && secret.ok() && IsCoordinatorOf(am->pid, paths.root)) {
+    rpc::CoordinatorClient client(am->Address(), std::string(Trim(*secret)));
+    rpc::GetJobStatusRequest req;
+    req.set_after_version(-1);
+    auto live = client.GetJobStatus(req, 3000);
+    if (live.ok()) return live;
+  }
+  return history::ReadJobStatus(paths);
+}
+
+std::string Pad(std::string s, size_t width) {
+  if (s.size() < width) s.resize(width, ' ');
+  return s;
+}
+
+int ListJobs() {
+  auto ids = history::ListJobIds();
+  if (ids.empty()) {
+    std::cout << "no jobs under " << history::JobsRoot() << "\n";
+    return 0;
+  }
+  std::cout << Pad("JOB", 34) << Pad("STATUS", 11) << "MESSAGE\n";
+  for (const auto& id : ids) {
+    history::JobPaths paths(history::JobsRoot() + "/" + id);
+    auto status = history::ReadJobStatus(paths);
+    std::string state = "UNKNOWN";
+    std::string message;
+    if (status.ok()) {
+      state = IsFinished(*status) ? status->final_status() : status->phase();
+      message = status->message().substr(0, status->message().find('\n'));
+    }
+    std::cout << Pad(id, 34) << Pad(state, 11) << message << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int ShowStatus(const std::string& id_or_path) {
+  if (id_or_path.empty()) return ListJobs();
+  auto dir = history::ResolveJobDir(id_or_path);
+  if (!dir.ok()) return Error(dir.status().message());
+  history::JobPaths paths(*dir);
+  auto status = CurrentStatus(paths);
+  if (!status.ok()) return Error("no status for job " + id_or_path + ": " + status.status().message());
+  std::cout << "job " << status->job_id() << " (" << status->framework() << ", "
+            << status->engine() << " engine): " << status->phase();
+  if (IsFinished(*status)) std::cout << " " << status->final_status();
+  std::cout << "\n" << RenderTaskTable(*status);
+  if (IsFinished(*status)) std::cout << RenderSummary(*status);
+  return IsFinished(*status) && !Succeeded(*status) ? 1 : 0;
+}
+
+int KillJob(const std::string& id_or_path) {
+  auto dir = history::ResolveJobDir(id_or_path);
+  if (!dir.ok()) return Error(dir.status().message());
+  history::JobPaths paths(*dir);
+  auto before = history::ReadJobStatus(paths);
+  if (before.ok() && IsFinished(*before)) {
+    std::cout << "job " << before->job_id() << " already ended: " << before->final_status() << "\n";
+    return 0;
+  }
+  auto am = history::ReadAmInfo(paths);
+  auto secret = ReadFile(paths.Secret());
+  if (!am.ok() || !secret.ok()) return Error("job " + id_or_path + " has no coordinator info");
+  if (IsCoordinatorOf(am->pid, paths.root)) {
+    rpc::CoordinatorClient client(am->Address(), std::string(Trim(*secret)));
+    rpc::KillJobRequest req;
+    req.set_reason("killed by user (tony kill)");
+    Status s = client.KillJob(req, 5000);
+    if (!s.ok()) std::cerr << "tony: warning: " << s.message() << "; killing it by force\n";
+    // The coordinator stops every task, then exits; wait for that, bounded.
+    for (int i = 0; i < 400 && IsCoordinatorOf(am->pid, paths.root); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (IsCoordinatorOf(am->pid, paths.root)) KillSession(am->pid);
+  }
+  auto after = history::ReadJobStatus(paths);
+  if (!after.ok() || !IsFinished(*after)) {
+    rpc::JobStatus killed = after.ok() ? *after : rpc::JobStatus();
+    killed.set_phase("FINISHED");
+    killed.set_final_status("KILLED");
+    killed.set_message("killed by user (tony kill; the coordinator was not running)");
+    (void)history::WriteJobStatus(paths, killed);
+    after = killed;
+  }
+  std::cout << "job " << BaseName(paths.root) << " " << after->final_status() << "\n";
+  return 0;
+}
+
+int ShowLogs(const std::string& id_or_path, const std::string& task, int attempt,
+             const std::string& stream) {
+  auto dir = history::ResolveJobDir(id_or_path);
+  if (!dir.ok()) return Error(dir.status().message());
+  history::JobPaths paths(*dir);
+  if (task.empty()) {
+    auto log = ReadFile(paths.AmLog());
+    if (!log.ok()) return Error(log.status().message());
+    std::cout << *log;
+    return 0;
+  }
+  size_t colon = task.find(':');
+  auto index = colon == std::string::npos ? std::nullopt : ParseInt64(task.substr(colon + 1));
+  if (!index) return Error("--task " + task + ": expected role:index, e.g. worker:1");
+  std::string role = task.substr(0, colon);
+  std::string task_dir = paths.root + "/tasks/" + role + "-" + std::to_string(*index);
+  if (!IsDirectory(task_dir)) return Error("job " + id_or_path + " has no task " + task);
+  if (attempt < 0) {
+    for (int a = 0; IsDirectory(task_dir + "/attempt-" + std::to_string(a)); ++a) attempt = a;
+  }
+  std::string attempt_dir = task_dir + "/attempt-" + std::to_string(attempt);
+  std::vector<std::string> files;
+  if (stream == "stdout" || stream == "all") files.push_back("stdout");
+  if (stream == "stderr" || stream == "all") files.push_back("stderr");
+  if (stream == "executor" || stream == "all") files.push_back("executor.log");
+  if (files.empty()) return Error("--stream " + stream + ": expected stdout, stderr, executor or all");
+  for (const auto& f : files) {
+    std::string path = attempt_dir + "/" + f;
+    auto content = ReadFile(path);
+    if (files.size() > 1) std::cout << "==> " << task << " attempt " << attempt << " " << f << " <==\n";
+    std::cout << (content.ok() ? *content : std::string()) ;
+    if (files.size() > 1) std::cout << "\n";
+  }
+  return 0;
+}
+
+}  // namespace tony::client

@@ -1,0 +1,54 @@
+#include "client/render.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace tony::client {
+
+std::string RenderTaskTable(const rpc::JobStatus& status) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"ROLE", "INDEX", "STATE", "HOST:PORT", "EXIT", "LOG"});
+  std::vector<const rpc::TaskStatus*> tasks;
+  for (const auto& t : status.tasks()) tasks.push_back(&t);
+  std::stable_sort(tasks.begin(), tasks.end(), [](const auto* a, const auto* b) {
+    return std::tie(a->role(), a->index()) < std::tie(b->role(), b->index());
+  });
+  for (const auto* t : tasks) {
+    std::string address = t->host().empty() ? "-" : t->host() + ":" + std::to_string(t->port());
+    std::string exit = t->has_exit_code() ? std::to_string(t->exit_code()) : "-";
+    rows.push_back({t->role(), std::to_string(t->index()), t->state(), address, exit, t->log_dir()});
+  }
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
+  }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) {
+      line += r[i];
+      if (i + 1 < r.size()) line += std::string(widths[i] - r[i].size() + 2, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+bool IsFinished(const rpc::JobStatus& status) { return status.phase() == "FINISHED"; }
+bool Succeeded(const rpc::JobStatus& status) { return status.final_status() == "SUCCEEDED"; }
+
+std::string RenderSummary(const rpc::JobStatus& status) {
+  std::string out = "job " + status.job_id() + " " + status.final_status();
+  if (status.end_wall_ms() > 0 && status.start_wall_ms() > 0) {
+    char took[64];
+    std::snprintf(took, sizeof(took), " after %.1f s",
+                  static_cast<double>(status.end_wall_ms() - status.start_wall_ms()) / 1000.0);
+    out += took;
+  }
+  if (!status.message().empty()) out += ": " + status.message();
+  out += "\n";
+  return out;
+}
+
+}  // namespace tony::client

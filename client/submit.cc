@@ -1,0 +1,324 @@
+#include "client/submit.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include "client/render.h"
+#include "common/clock.h"
+#include "common/files.h"
+#include "common/log.h"
+#include "common/process.h"
+#include "common/strings.h"
+#include "config/job_spec.h"
+#include "engine/local/local_engine.h"
+#include "history/job_dir.h"
+#include "rpc/client.h"
+#include "runtime/runtime.h"
+
+namespace tony::client {
+namespace {
+
+std::atomic<int> g_interrupts{0};
+void OnInterrupt(int) { g_interrupts.fetch_add(1); }
+
+std::string SiteFilePath() {
+  const char* dir = std::getenv("TONY_CONF_DIR");
+  return std::string(dir != nullptr && *dir != '\0' ? dir : "/export/apps/tony/conf") +
+         "/tony-site.xml";
+}
+
+// The command every task runs, as TonY's submitter composes it from --executes,
+// --python_binary_path and --task_params.
+std::string ComposeCommand(const SubmitOptions& o, const std::string& python) {
+  std::string cmd = python.empty() ? o.executes : python + " " + o.executes;
+  if (!o.task_params.empty()) cmd += " " + o.task_params;
+  return cmd;
+}
+
+// --executes names a script: make sure it will be there, so a typo fails here and not in every
+// container. Only checked when the entry point is clearly a file (a python script, or any file
+// run by --python_binary_path).
+Status CheckEntryPoint(const SubmitOptions& o) {
+  auto words = ShellSplit(o.executes);
+  if (words.empty()) return Status::Ok();
+  const std::string& script = words[0];
+  bool is_script = !o.python_binary_path.empty() || EndsWith(script, ".py");
+  if (!is_script || script[0] == '/') {
+    if (is_script && !PathExists(script)) {
+      return InvalidArgument("--executes " + script + ": no such file");
+    }
+    return Status::Ok();
+  }
+  if (!o.src_dir.empty() && IsDirectory(o.src_dir)) {
+    if (!PathExists(JoinPath(o.src_dir, script))) {
+      return InvalidArgument("--executes " + script + ": no such file in --src_dir " + o.src_dir);
+    }
+  } else if (o.src_dir.empty() && !PathExists(script)) {
+    return InvalidArgument("--executes " + script +
+                           ": no such file (and no --src_dir to find it in)");
+  }
+  return Status::Ok();
+}
+
+Status RunQuiet(const std::vector<std::string>& argv, const std::string& cwd) {
+  SpawnOptions o;
+  o.argv = argv;
+  o.env = CurrentEnvironment();
+  o.cwd = cwd;
+  o.stdout_path = "/dev/null";
+  TONY_ASSIGN_OR_RETURN(pid_t pid, Spawn(o));
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (ExitCodeFromWaitStatus(st) != 0) {
+    return Internal(Join(argv, " ") + " failed (" + DescribeWaitStatus(st) + ")");
+  }
+  return Status::Ok();
+}
+
+// Stages --src_dir as staging/tony_src.zip and --python_venv as staging/venv.zip, as TonY
+// uploads them; the engine localizes them into every container.
+Status Stage(const SubmitOptions& o, const history::JobPaths& paths) {
+  TONY_RETURN_IF_ERROR(MakeDirs(paths.Staging(), 0700));
+  if (!o.src_dir.empty()) {
+    TONY_ASSIGN_OR_RETURN(std::string src, AbsolutePath(o.src_dir));
+    std::string dest = paths.Staging() + "/tony_src.zip";
+    if (IsDirectory(src)) {
+      TONY_RETURN_IF_ERROR(RunQuiet({"zip", "-q", "-r", "-y", dest, "."}, src)
+                               .WithContext("archiving --src_dir " + o.src_dir));
+    } else {
+      TONY_RETURN_IF_ERROR(RunQuiet({"cp", src, dest}, "").WithContext("staging --src_dir"));
+    }
+  }
+  if (!o.python_venv.empty()) {
+    TONY_ASSIGN_OR_RETURN(std::string venv, AbsolutePath(o.python_venv));
+    TONY_RETURN_IF_ERROR(RunQuiet({"cp", venv, paths.Staging() + "/venv.zip"}, "")
+                             .WithContext("staging --python_venv"));
+  }
+  return Status::Ok();
+}
+
+Status CheckInputs(const SubmitOptions& o) {
+  if (!o.src_dir.empty() && !PathExists(o.src_dir)) {
+    return InvalidArgument("--src_dir " + o.src_dir + ": no such file or directory");
+  }
+  if (!o.python_venv.empty() && !PathExists(o.python_venv)) {
+    return InvalidArgument("--python_venv " + o.python_venv + ": no such file");
+  }
+  if (!o.conf_file.empty() && !PathExists(o.conf_file)) {
+    return InvalidArgument("--conf_file " + o.conf_file + ": no such file");
+  }
+  return CheckEntryPoint(o);
+}
+
+std::string ChooseEngine(const SubmitOptions& o) {
+  if (!o.engine.empty()) return o.engine;
+  for (const char* var : {"HADOOP_CONF_DIR", "YARN_CONF_DIR"}) {
+    const char* v = std::getenv(var);
+    if (v != nullptr && *v != '\0') return "yarn";
+  }
+  return "local";
+}
+
+Result<pid_t> StartCoordinator(const SubmitOptions& o, const history::JobPaths& paths) {
+  SpawnOptions so;
+  so.argv = {o.tony_binary, "am", "--job-dir", paths.root};
+  so.env = CurrentEnvironment();
+  so.stdout_path = paths.AmLog();
+  so.stderr_path = paths.AmLog();
+  // Its own session: Ctrl-C in this terminal reaches only the client, which then stops the job
+  // on purpose; and the job can outlive the client, as on YARN.
+  so.group = ProcessGroupMode::kNewSession;
+  return Spawn(so);
+}
+
+// Waits for the coordinator to say where it listens.
+Result<history::AmInfo> WaitForCoordinator(const history::JobPaths& paths, pid_t am_pid) {
+  int64_t deadline = SystemClock().MonotonicMs() + 30'000;
+  while (SystemClock().MonotonicMs() < deadline) {
+    if (PathExists(paths.AmInfo())) return history::ReadAmInfo(paths);
+    int st = 0;
+    if (::waitpid(am_pid, &st, WNOHANG) == am_pid) {
+      return Unavailable("the coordinator exited during start-up (" + DescribeWaitStatus(st) +
+                         "); its log " + paths.AmLog() + " ends with:\n" +
+                         Join(TailLines(paths.AmLog(), 20), "\n"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return DeadlineExceeded("the coordinator did not start within 30 s; see " + paths.AmLog());
+}
+
+class LiveTable {
+ public:
+  explicit LiveTable(bool tty) : tty_(tty) {}
+  void Show(const rpc::JobStatus& status) {
+    std::string table = RenderTaskTable(status);
+    if (table == last_) return;
+    if (tty_ && lines_ > 0) std::cout << "\033[" << lines_ << "F\033[J";
+    std::cout << table << std::flush;
+    last_ = table;
+    lines_ = static_cast<int>(std::count(table.begin(), table.end(), '\n'));
+  }
+
+ private:
+  bool tty_;
+  std::string last_;
+  int lines_ = 0;
+};
+
+// Follows the job until it ends; returns its final status.
+rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& am, pid_t am_pid,
+                         const std::string& secret) {
+  rpc::CoordinatorClient client(am.Address(), secret);
+  LiveTable table(::isatty(STDOUT_FILENO) != 0);
+  rpc::JobStatus last;
+  int64_t version = -1;
+  int failures = 0;
+  bool kill_sent = false;
+  while (true) {
+    if (g_interrupts > 0 && !kill_sent) {
+      std::cerr << "tony: interrupted; stopping job " << paths.root << " (Ctrl-C again to force)\n";
+      rpc::KillJobRequest req;
+      req.set_reason("killed by user (interrupt in tony submit)");
+      (void)client.KillJob(req, 5000);
+      kill_sent = true;
+    }
+    if (g_interrupts > 1) break;
+    rpc::GetJobStatusRequest req;
+    req.set_after_version(version);
+    req.set_wait_ms(kill_sent ? 200 : 1000);
+    auto status = client.GetJobStatus(req, 6000);
+    if (status.ok()) {
+      failures = 0;
+      last = *status;
+      version = last.version();
+      table.Show(last);
+      if (IsFinished(last)) return last;
+      continue;
+    }
+    int st = 0;
+    bool am_gone = ::waitpid(am_pid, &st, WNOHANG) == am_pid || !ProcessAlive(am_pid);
+    if (am_gone || ++failures > 10) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  // The coordinator is gone or unreachable: trust only what it wrote, and leave nothing behind.
+  auto written = history::ReadJobStatus(paths);
+  if (written.ok() && IsFinished(*written)) return *written;
+  KillSession(am_pid);
+  rpc::JobStatus dead = written.ok() ? *written : last;
+  dead.set_phase("FINISHED");
+  dead.set_final_status(g_interrupts > 1 ? "KILLED" : "FAILED");
+  dead.set_message(g_interrupts > 1 ? "killed by user (forced)"
+                                    : "the coordinator died unexpectedly; its log " +
+                                          paths.AmLog() + " ends with:\n" +
+                                          Join(TailLines(paths.AmLog(), 10), "\n"));
+  (void)history::WriteJobStatus(paths, dead);
+  return dead;
+}
+
+}  // namespace
+
+Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
+  Configuration conf = Configuration::WithDefaults();
+  if (!o.conf_file.empty()) TONY_RETURN_IF_ERROR(conf.AddFile(o.conf_file));
+  std::string site = SiteFilePath();
+  if (PathExists(site)) TONY_RETURN_IF_ERROR(conf.AddFile(site));
+  for (const auto& kv : o.confs) {
+    TONY_RETURN_IF_ERROR(conf.AddOverride(kv).WithContext("--conf " + kv));
+  }
+  for (const auto& kv : o.shell_envs) conf.Set("tony.execution.envs", kv, "--shell_env");
+  for (const auto& kv : o.container_envs) conf.Set("tony.containers.envs", kv, "--container_env");
+  std::string python = o.python_binary_path;
+  if (!python.empty() && python[0] != '/' && !o.python_venv.empty()) python = "venv/" + python;
+  if (!python.empty()) conf.Set("tony.python-exec-path", python, "--python_binary_path");
+  if (!o.executes.empty()) {
+    conf.Set("tony.containers.command", ComposeCommand(o, python), "--executes");
+  }
+  if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
+  if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
+  return conf;
+}
+
+int Submit(const SubmitOptions& o) {
+  SetLogComponent("submit");
+  auto fail_input = [](const Status& s) {
+    std::cerr << "tony: error: " << s.message() << "\n";
+    return kExitBadInput;
+  };
+  Status s = CheckInputs(o);
+  if (!s.ok()) return fail_input(s);
+  auto conf = BuildConfiguration(o);
+  if (!conf.ok()) return fail_input(conf.status());
+  for (const auto& w : UnknownKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
+  auto spec = BuildJobSpec(*conf);
+  if (!spec.ok()) return fail_input(spec.status());
+  s = runtime::ValidateForFramework(*spec);
+  if (!s.ok()) return fail_input(s);
+  std::string engine = ChooseEngine(o);
+  if (engine == "yarn") {
+    return fail_input(FailedPrecondition(
+        "the yarn engine is not available in this build yet (HADOOP_CONF_DIR or YARN_CONF_DIR "
+        "selects it); run with --engine local"));
+  }
+  if (engine != "local") {
+    return fail_input(InvalidArgument("--engine " + engine + ": expected local or yarn"));
+  }
+  s = engine::CheckFitsLocally(*spec, engine::DetectCapacity(*spec));
+  if (!s.ok()) return fail_input(s);
+
+  std::string job_id = history::NewJobId();
+  history::JobPaths paths(history::JobsRoot() + "/" + job_id);
+  std::string secret = RandomHex(32);
+  s = MakeDirs(paths.root, 0700);
+  if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
+  if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf->ToXml());
+  if (s.ok()) s = Stage(o, paths);
+  if (!s.ok()) {
+    std::cerr << "tony: error: staging job " << job_id << ": " << s.message() << "\n";
+    (void)RemoveAll(paths.root);
+    return kExitBadInput;
+  }
+  std::cout << "tony: job " << job_id << " on the " << engine << " engine ("
+            << spec->framework << ", " << spec->TotalInstances() << " tasks)\n"
+            << "tony: job dir " << paths.root << "\n" << std::flush;
+
+  struct sigaction sa {};
+  sa.sa_handler = OnInterrupt;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+
+  auto am_pid = StartCoordinator(o, paths);
+  if (!am_pid.ok()) {
+    std::cerr << "tony: error: " << am_pid.status().message() << "\n";
+    return kExitJobFailed;
+  }
+  auto am = WaitForCoordinator(paths, *am_pid);
+  if (!am.ok()) {
+    KillSession(*am_pid);
+    std::cerr << "tony: error: " << am.status().message() << "\n";
+    return kExitJobFailed;
+  }
+  rpc::JobStatus final_status = FollowJob(paths, *am, *am_pid, secret);
+  // Reap the coordinator (it exits once it has told us the end), so no zombie is left.
+  for (int i = 0; i < 150 && ProcessAlive(*am_pid); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  int st = 0;
+  if (::waitpid(*am_pid, &st, WNOHANG) == 0) {
+    KillSession(*am_pid);
+    ::waitpid(*am_pid, &st, 0);
+  }
+  std::cout << RenderSummary(final_status) << std::flush;
+  return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
+}
+
+}  // namespace tony::client

@@ -1,0 +1,38 @@
+// The submit flow of `tony submit`: build and validate the configuration, stage the job, start
+// the coordinator on the chosen engine, show live task status, and exit with the job's result.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "config/configuration.h"
+
+namespace tony::client {
+
+struct SubmitOptions {
+  std::string executes;
+  std::string task_params;
+  std::string python_binary_path;
+  std::string python_venv;
+  std::string src_dir;
+  std::string conf_file;
+  std::vector<std::string> confs;           // --conf k=v, in order
+  std::vector<std::string> shell_envs;      // --shell_env K=V
+  std::vector<std::string> container_envs;  // --container_env K=V
+  std::string engine;                       // "", "local" or "yarn"
+  std::string tony_binary;                  // this executable
+};
+
+// Exit codes: 0 the job succeeded; 1 it failed or was killed; 2 bad input, nothing started.
+inline constexpr int kExitSucceeded = 0;
+inline constexpr int kExitJobFailed = 1;
+inline constexpr int kExitBadInput = 2;
+
+// Builds the job's configuration from the options (defaults < --conf_file < tony-site.xml <
+// --conf), with the values the flags imply. Errors name the flag or file.
+Result<Configuration> BuildConfiguration(const SubmitOptions& options);
+
+int Submit(const SubmitOptions& options);
+
+}  // namespace tony::client

@@ -1,0 +1,386 @@
+#include "coordinator/coordinator.h"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/files.h"
+#include "common/log.h"
+#include "common/process.h"
+#include "common/strings.h"
+
+namespace tony {
+
+std::unique_ptr<Coordinator::Service> MakeCoordinatorService(Coordinator* c);
+
+namespace {
+
+constexpr int64_t kTickMs = 100;
+constexpr int kMaxWaitMs = 30'000;
+constexpr int64_t kStopGraceMs = 5'000;  // SIGTERM -> SIGKILL for one container
+
+core::TaskId FromRef(const rpc::TaskRef& ref) { return core::TaskId{ref.role(), ref.index()}; }
+
+const char* PhaseName(core::JobPhase p) {
+  switch (p) {
+    case core::JobPhase::kRunning: return "RUNNING";
+    case core::JobPhase::kStopping: return "STOPPING";
+    case core::JobPhase::kFinished: return "FINISHED";
+  }
+  return "UNKNOWN";
+}
+
+}  // namespace
+
+Coordinator::Coordinator(
+    CoordinatorOptions options, JobSpec spec,
+    std::function<std::unique_ptr<engine::Engine>(asio::io_context&)> make_engine)
+    : options_(std::move(options)),
+      paths_(options_.job_dir),
+      tick_timer_(io_),
+      machine_(std::move(spec)) {
+  engine_ = make_engine(io_);
+}
+
+Coordinator::~Coordinator() = default;
+
+int64_t Coordinator::NowMs() const { return SystemClock().MonotonicMs(); }
+
+Status Coordinator::StartServer() {
+  service_ = MakeCoordinatorService(this);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options_.bind_host + ":0", grpc::InsecureServerCredentials(), &port_);
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr || port_ == 0) {
+    return Unavailable("cannot start the control-plane server on " + options_.bind_host);
+  }
+  history::AmInfo info{options_.advertised_host, port_, static_cast<int>(::getpid())};
+  return history::WriteAmInfo(paths_, info);
+}
+
+int Coordinator::Run() {
+  start_wall_ms_ = SystemClock().WallMs();
+  Status s = StartServer();
+  if (s.ok()) s = engine_->Start(this);
+  if (!s.ok()) {
+    TONY_LOG(kError) << s.ToString();
+    rpc::JobStatus status = Snapshot();
+    status.set_phase("FINISHED");
+    status.set_final_status("FAILED");
+    status.set_message("coordinator could not start: " + s.message());
+    (void)history::WriteJobStatus(paths_, status);
+    return 1;
+  }
+  TONY_LOG(kInfo) << "job " << options_.job_id << " coordinator listening on "
+                  << options_.advertised_host << ":" << port_ << " (engine " << engine_->name()
+                  << ")";
+  Dispatch(core::Start{});
+  ScheduleTick();
+  io_.run();
+  if (stopper_.joinable()) stopper_.join();
+  return machine_.final_status() == core::FinalStatus::kSucceeded ? 0 : 1;
+}
+
+void Coordinator::ScheduleTick() {
+  tick_timer_.expires_after(std::chrono::milliseconds(kTickMs));
+  tick_timer_.async_wait([this](const std::error_code& ec) {
+    if (ec) return;
+    OnTick();
+  });
+}
+
+void Coordinator::OnTick() {
+  if (!finished_) {
+    Dispatch(core::Tick{});
+  }
+  AnswerSpecWaiters(/*expire_only=*/true);
+  AnswerStatusWaiters(/*expire_only=*/true);
+  if (finished_ && (final_status_seen_ || NowMs() - finished_at_ms_ > options_.linger_ms)) {
+    ShutdownServer();
+    return;
+  }
+  ScheduleTick();
+}
+
+void Coordinator::Dispatch(const core::Event& event) {
+  std::vector<core::Command> commands = machine_.Handle(event, NowMs());
+  for (const auto& command : commands) Execute(command);
+  PersistChanges();
+  AnswerStatusWaiters(/*expire_only=*/false);
+}
+
+void Coordinator::Execute(const core::Command& command) {
+  if (const auto* c = std::get_if<core::RequestContainers>(&command)) {
+    engine_->RequestContainers({c->role, c->count, c->memory_mb, c->vcores, c->gpus});
+  } else if (const auto* c = std::get_if<core::LaunchTask>(&command)) {
+    Launch(*c);
+  } else if (const auto* c = std::get_if<core::StopTask>(&command)) {
+    TONY_LOG(kInfo) << "stopping " << c->task.ToString() << ": " << c->reason;
+    engine_->Stop(c->container_id, kStopGraceMs);
+  } else if (const auto* c = std::get_if<core::ReleaseContainer>(&command)) {
+    engine_->Release(c->container_id);
+  } else if (std::holds_alternative<core::SpecPublished>(command)) {
+    AnswerSpecWaiters(/*expire_only=*/false);
+  } else if (const auto* c = std::get_if<core::FinishJob>(&command)) {
+    Finish(*c);
+  }
+}
+
+engine::LaunchSpec Coordinator::BuildLaunchSpec(const core::LaunchTask& launch) const {
+  const JobSpec& spec = machine_.spec();
+  engine::LaunchSpec ls;
+  ls.container_id = launch.container_id;
+  ls.role = launch.task.role;
+  ls.index = launch.task.index;
+  ls.attempt = launch.attempt;
+  ls.argv = {options_.tony_binary, "executor"};
+  ls.log_dir = paths_.TaskAttemptDir(launch.task.role, launch.task.index, launch.attempt);
+  ls.env = CurrentEnvironment();
+  for (const auto& kv : spec.container_envs) {
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) ls.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  ls.env["TONY_JOB_ID"] = options_.job_id;
+  ls.env["TONY_JOB_DIR"] = options_.job_dir;
+  ls.env["TONY_AM_ADDRESS"] = options_.advertised_host + ":" + std::to_string(port_);
+  ls.env["TONY_JOB_SECRET"] = options_.secret;
+  ls.env["TONY_TASK_ROLE"] = launch.task.role;
+  ls.env["TONY_TASK_INDEX"] = std::to_string(launch.task.index);
+  ls.env["TONY_TASK_ATTEMPT"] = std::to_string(launch.attempt);
+  ls.env["TONY_CONTAINER_ID"] = launch.container_id;
+  ls.env["TONY_CONF_PATH"] = paths_.FinalConf();
+  ls.env["TONY_LOG_DIR"] = ls.log_dir;
+  ls.env["TONY_HOST"] = options_.advertised_host;
+  ls.env["CONTAINER_ID"] = launch.container_id;
+  ls.env["AM_HOST"] = options_.advertised_host;
+  ls.env["AM_PORT"] = std::to_string(port_);
+  for (const char* staged : {"tony_src.zip", "venv.zip"}) {
+    std::string path = paths_.Staging() + "/" + staged;
+    if (PathExists(path)) ls.local_files.push_back(path);
+  }
+  return ls;
+}
+
+void Coordinator::Launch(const core::LaunchTask& launch) {
+  container_tasks_[launch.container_id] = ContainerTask{launch.task, launch.attempt};
+  engine::LaunchSpec ls = BuildLaunchSpec(launch);
+  Status s = MakeDirs(ls.log_dir);
+  if (s.ok()) s = engine_->Launch(ls);
+  if (!s.ok()) {
+    TONY_LOG(kError) << "launching " << launch.task.ToString() << ": " << s.ToString();
+    // Posted, not dispatched here: we are inside the handling of another event.
+    core::TaskLaunchFailed failed{launch.task, launch.attempt, s.message()};
+    asio::post(io_, [this, failed] { Dispatch(failed); });
+    return;
+  }
+  TONY_LOG(kInfo) << "launched " << launch.task.ToString() << " attempt " << launch.attempt
+                  << " in " << launch.container_id << " (logs: " << ls.log_dir << ")";
+}
+
+void Coordinator::OnContainerAllocated(const std::string& container_id, const std::string& role,
+                                       const std::string& host) {
+  Dispatch(core::ContainerAllocated{container_id, role, host});
+}
+
+void Coordinator::OnContainerCompleted(const std::string& container_id, int exit_code,
+                                       const std::string& diagnostics) {
+  auto it = container_tasks_.find(container_id);
+  if (it == container_tasks_.end()) return;
+  ContainerTask ct = it->second;
+  container_tasks_.erase(it);
+  TONY_LOG(kInfo) << "container " << container_id << " of " << ct.task.ToString()
+                  << " completed: " << diagnostics;
+  Dispatch(core::TaskExited{ct.task, ct.attempt, exit_code, diagnostics});
+}
+
+void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
+                                 grpc::ServerUnaryReactor* reactor) {
+  core::TaskId id = FromRef(req.task());
+  const core::TaskRecord* task = machine_.FindTask(id);
+  if (task == nullptr) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND, "no task " + id.ToString()));
+    return;
+  }
+  if (task->attempt != req.task().attempt()) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                                 "attempt " + std::to_string(req.task().attempt()) + " of " +
+                                     id.ToString() + " is stale"));
+    return;
+  }
+  TONY_LOG(kInfo) << id.ToString() << " registered at " << req.host() << ":" << req.port();
+  Dispatch(core::TaskRegistered{id, req.task().attempt(), req.host(), req.port()});
+  reactor->Finish(grpc::Status::OK);
+}
+
+void Coordinator::HandleGetClusterSpec(const rpc::GetClusterSpecRequest& req,
+                                       rpc::GetClusterSpecResponse* resp,
+                                       grpc::ServerUnaryReactor* reactor) {
+  int wait_ms = std::clamp(req.wait_ms(), 0, kMaxWaitMs);
+  spec_waiters_.push_back(
+      SpecWaiter{FromRef(req.task()), req.task().attempt(), resp, reactor, NowMs() + wait_ms});
+  AnswerSpecWaiters(/*expire_only=*/false);
+}
+
+void Coordinator::AnswerSpecWaiters(bool expire_only) {
+  int64_t now = NowMs();
+  std::vector<SpecWaiter> still_waiting;
+  for (auto& w : spec_waiters_) {
+    std::optional<core::ClusterSpec> spec;
+    if (!expire_only) spec = machine_.SpecFor(w.task, w.attempt);
+    if (spec) {
+      w.response->set_ready(true);
+      for (const auto& [role, addresses] : *spec) {
+        auto& out = (*w.response->mutable_cluster())[role];
+        for (const auto& a : addresses) out.add_addresses(a);
+      }
+      w.reactor->Finish(grpc::Status::OK);
+    } else if (now >= w.deadline_ms || finished_) {
+      w.response->set_ready(false);
+      w.reactor->Finish(grpc::Status::OK);
+    } else {
+      still_waiting.push_back(w);
+    }
+  }
+  spec_waiters_ = std::move(still_waiting);
+}
+
+void Coordinator::HandleHeartbeat(const rpc::HeartbeatRequest& req, rpc::HeartbeatResponse* resp,
+                                  grpc::ServerUnaryReactor* reactor) {
+  core::TaskId id = FromRef(req.task());
+  Dispatch(core::Heartbeat{id, req.task().attempt()});
+  const core::TaskRecord* task = machine_.FindTask(id);
+  bool stop = task == nullptr || task->attempt != req.task().attempt() || task->stop_requested ||
+              core::IsTerminal(task->state);
+  resp->set_stop(stop);
+  reactor->Finish(grpc::Status::OK);
+}
+
+void Coordinator::HandleReportResult(const rpc::ReportResultRequest& req,
+                                     grpc::ServerUnaryReactor* reactor) {
+  core::TaskId id = FromRef(req.task());
+  TONY_LOG(kInfo) << id.ToString() << " reported exit code " << req.exit_code();
+  Dispatch(core::TaskExited{id, req.task().attempt(), req.exit_code(), req.diagnostics()});
+  reactor->Finish(grpc::Status::OK);
+}
+
+void Coordinator::HandleGetJobStatus(const rpc::GetJobStatusRequest& req, rpc::JobStatus* resp,
+                                     grpc::ServerUnaryReactor* reactor) {
+  int wait_ms = std::clamp(req.wait_ms(), 0, kMaxWaitMs);
+  status_waiters_.push_back(StatusWaiter{req.after_version(), resp, reactor, NowMs() + wait_ms});
+  AnswerStatusWaiters(/*expire_only=*/false);
+}
+
+void Coordinator::AnswerStatusWaiters(bool expire_only) {
+  if (status_waiters_.empty()) return;
+  int64_t now = NowMs();
+  int64_t version = machine_.version();
+  std::vector<StatusWaiter> still_waiting;
+  for (auto& w : status_waiters_) {
+    bool changed = !expire_only && version > w.after_version;
+    if (changed || now >= w.deadline_ms || finished_) {
+      *w.response = Snapshot();
+      if (finished_) final_status_seen_ = true;
+      w.reactor->Finish(grpc::Status::OK);
+    } else {
+      still_waiting.push_back(w);
+    }
+  }
+  status_waiters_ = std::move(still_waiting);
+}
+
+void Coordinator::HandleKill(const rpc::KillJobRequest& req, grpc::ServerUnaryReactor* reactor) {
+  std::string reason = req.reason().empty() ? "killed by user" : req.reason();
+  TONY_LOG(kWarning) << "kill requested: " << reason;
+  Dispatch(core::KillRequested{reason});
+  reactor->Finish(grpc::Status::OK);
+}
+
+rpc::JobStatus Coordinator::Snapshot() const {
+  rpc::JobStatus s;
+  s.set_job_id(options_.job_id);
+  s.set_version(machine_.version());
+  s.set_phase(PhaseName(machine_.phase()));
+  s.set_final_status(core::FinalStatusName(machine_.final_status()));
+  s.set_message(machine_.final_message());
+  s.set_framework(machine_.spec().framework);
+  s.set_start_wall_ms(start_wall_ms_);
+  s.set_end_wall_ms(end_wall_ms_);
+  s.set_engine(engine_ ? engine_->name() : "");
+  s.set_job_dir(options_.job_dir);
+  for (const auto& t : machine_.tasks()) {
+    rpc::TaskStatus* ts = s.add_tasks();
+    ts->set_role(t.id.role);
+    ts->set_index(t.id.index);
+    ts->set_attempt(t.attempt);
+    ts->set_state(core::TaskStateName(t.state));
+    ts->set_host(t.host);
+    ts->set_port(t.port);
+    ts->set_has_exit_code(t.exit_code.has_value());
+    ts->set_exit_code(t.exit_code.value_or(0));
+    ts->set_diagnostics(t.diagnostics);
+    ts->set_container_id(t.container_id);
+    ts->set_log_dir(paths_.TaskAttemptDir(t.id.role, t.id.index, t.attempt));
+    ts->set_tracked(t.tracked);
+    ts->set_chief(t.is_chief);
+  }
+  return s;
+}
+
+void Coordinator::PersistChanges() {
+  if (machine_.version() == persisted_version_) return;
+  persisted_version_ = machine_.version();
+  for (const auto& t : machine_.tasks()) {
+    std::string key = t.id.ToString() + "#" + std::to_string(t.attempt);
+    std::string state = core::TaskStateName(t.state);
+    auto [it, inserted] = last_states_.emplace(key, state);
+    if (!inserted && it->second == state) continue;
+    it->second = state;
+    nlohmann::json e = {{"time_ms", SystemClock().WallMs()}, {"task", t.id.ToString()},
+                        {"attempt", t.attempt},             {"state", state}};
+    if (t.exit_code) e["exit_code"] = *t.exit_code;
+    (void)history::AppendEvent(paths_, e.dump());
+  }
+  Status s = history::WriteJobStatus(paths_, Snapshot());
+  if (!s.ok()) TONY_LOG(kWarning) << "writing status: " << s.ToString();
+}
+
+void Coordinator::Finish(const core::FinishJob& finish) {
+  if (finished_) return;
+  end_wall_ms_ = SystemClock().WallMs();
+  TONY_LOG(kInfo) << "job " << options_.job_id << " " << core::FinalStatusName(finish.status)
+                  << ": " << finish.message;
+  engine_->Shutdown();
+  finished_ = true;
+  finished_at_ms_ = NowMs();
+  nlohmann::json e = {{"time_ms", end_wall_ms_},
+                      {"job", core::FinalStatusName(finish.status)},
+                      {"message", finish.message}};
+  (void)history::AppendEvent(paths_, e.dump());
+  persisted_version_ = -1;  // rewrite status.json with the end time
+  PersistChanges();
+  AnswerSpecWaiters(/*expire_only=*/true);
+}
+
+void Coordinator::ShutdownServer() {
+  // Shutdown() waits for in-flight calls, whose handlers need this loop to answer; run it on a
+  // helper thread while the loop keeps answering, then stop the loop. Run() joins the thread.
+  stopper_ = std::thread([this] {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    asio::post(io_, [this] { io_.stop(); });
+  });
+  DrainWhileStopping();
+}
+
+void Coordinator::DrainWhileStopping() {
+  AnswerSpecWaiters(/*expire_only=*/true);
+  AnswerStatusWaiters(/*expire_only=*/true);
+  tick_timer_.expires_after(std::chrono::milliseconds(20));
+  tick_timer_.async_wait([this](const std::error_code& ec) {
+    if (!ec) DrainWhileStopping();
+  });
+}
+
+}  // namespace tony

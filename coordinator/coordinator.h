@@ -1,0 +1,123 @@
+// Coordinator: the shell around the pure JobStateMachine (TonY's ApplicationMaster).
+//
+// It owns one asio event loop. The gRPC server's handlers (callback API, on gRPC's threads) only
+// post work into that loop; the engine calls back on it; a 100 ms timer feeds Tick events. All
+// job state therefore lives on one thread and needs no locks. Commands the state machine emits
+// become engine calls and answers to waiting RPCs; every visible change is written to the job
+// directory (status.json, events.jsonl) so the job can be inspected after it ends.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <asio.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coordinator/core/job_state_machine.h"
+#include "engine/engine.h"
+#include "history/job_dir.h"
+#include "rpc/tony.grpc.pb.h"
+
+namespace tony {
+
+struct CoordinatorOptions {
+  std::string job_id;
+  std::string job_dir;
+  std::string secret;
+  std::string bind_host = "127.0.0.1";  // where the control plane listens
+  std::string advertised_host = "127.0.0.1";  // what executors and clients dial
+  std::string tony_binary;              // the executable executors run (`tony executor`)
+  int64_t linger_ms = 10'000;           // after the end, wait this long for a client to read it
+};
+
+class Coordinator final : public engine::EngineListener {
+ public:
+  Coordinator(CoordinatorOptions options, JobSpec spec,
+              std::function<std::unique_ptr<engine::Engine>(asio::io_context&)> make_engine);
+  ~Coordinator() override;
+
+  // Runs the job to its end. Returns 0 when it SUCCEEDED, 1 otherwise.
+  int Run();
+
+  // EngineListener (called on the loop).
+  void OnContainerAllocated(const std::string& container_id, const std::string& role,
+                            const std::string& host) override;
+  void OnContainerCompleted(const std::string& container_id, int exit_code,
+                            const std::string& diagnostics) override;
+
+  // Entry points for the RPC service; each runs on the loop.
+  class Service;
+  void HandleRegister(const rpc::RegisterTaskRequest& req, grpc::ServerUnaryReactor* reactor);
+  void HandleGetClusterSpec(const rpc::GetClusterSpecRequest& req,
+                            rpc::GetClusterSpecResponse* resp, grpc::ServerUnaryReactor* reactor);
+  void HandleHeartbeat(const rpc::HeartbeatRequest& req, rpc::HeartbeatResponse* resp,
+                       grpc::ServerUnaryReactor* reactor);
+  void HandleReportResult(const rpc::ReportResultRequest& req, grpc::ServerUnaryReactor* reactor);
+  void HandleGetJobStatus(const rpc::GetJobStatusRequest& req, rpc::JobStatus* resp,
+                          grpc::ServerUnaryReactor* reactor);
+  void HandleKill(const rpc::KillJobRequest& req, grpc::ServerUnaryReactor* reactor);
+
+  asio::io_context& io() { return io_; }
+  const std::string& secret() const { return options_.secret; }
+
+ private:
+  struct SpecWaiter {
+    core::TaskId task;
+    int attempt = 0;
+    rpc::GetClusterSpecResponse* response = nullptr;
+    grpc::ServerUnaryReactor* reactor = nullptr;
+    int64_t deadline_ms = 0;
+  };
+  struct StatusWaiter {
+    int64_t after_version = 0;
+    rpc::JobStatus* response = nullptr;
+    grpc::ServerUnaryReactor* reactor = nullptr;
+    int64_t deadline_ms = 0;
+  };
+  struct ContainerTask {
+    core::TaskId task;
+    int attempt = 0;
+  };
+
+  Status StartServer();
+  void Dispatch(const core::Event& event);
+  void Execute(const core::Command& command);
+  void Launch(const core::LaunchTask& launch);
+  engine::LaunchSpec BuildLaunchSpec(const core::LaunchTask& launch) const;
+  void OnTick();
+  void ScheduleTick();
+  void AnswerSpecWaiters(bool expire_only);
+  void AnswerStatusWaiters(bool expire_only);
+  rpc::JobStatus Snapshot() const;
+  void PersistChanges();
+  void Finish(const core::FinishJob& finish);
+  void ShutdownServer();
+  void DrainWhileStopping();
+  int64_t NowMs() const;
+
+  CoordinatorOptions options_;
+  history::JobPaths paths_;
+  asio::io_context io_;
+  asio::steady_timer tick_timer_;
+  core::JobStateMachine machine_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  int64_t start_wall_ms_ = 0;
+  int64_t end_wall_ms_ = 0;
+  int64_t persisted_version_ = -1;
+  std::map<std::string, std::string> last_states_;  // task -> state name, for events.jsonl
+  std::map<std::string, ContainerTask> container_tasks_;
+  std::vector<SpecWaiter> spec_waiters_;
+  std::vector<StatusWaiter> status_waiters_;
+  bool finished_ = false;
+  bool final_status_seen_ = false;
+  int64_t finished_at_ms_ = 0;
+  std::thread stopper_;
+};
+
+}  // namespace tony

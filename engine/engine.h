@@ -1,0 +1,68 @@
+// Engine: the seam every cluster engine implements (local processes today, YARN next).
+//
+// The coordinator asks for containers, launches `tony executor` in them, and stops them; the
+// engine reports allocations and completions through EngineListener. The coordinator, executors
+// and runtimes never know which engine they run on.
+//
+// Threading: every method is called on the coordinator's event loop, and every listener callback
+// is delivered on that same loop, so neither side needs locks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/process.h"
+#include "common/status.h"
+
+namespace tony::engine {
+
+struct ContainerRequest {
+  std::string role;
+  int count = 0;
+  int64_t memory_mb = 0;
+  int vcores = 0;
+  int gpus = 0;
+};
+
+// What to run in a container: the executor's command line and environment, plus the files the
+// engine must place in its working directory (as YARN localizes resources).
+struct LaunchSpec {
+  std::string container_id;
+  std::string role;
+  int index = 0;
+  int attempt = 0;
+  std::vector<std::string> argv;
+  EnvMap env;
+  std::string log_dir;                    // executor.log, stdout, stderr go here
+  std::vector<std::string> local_files;   // staged files linked into the working directory
+};
+
+class EngineListener {
+ public:
+  virtual ~EngineListener() = default;
+  virtual void OnContainerAllocated(const std::string& container_id, const std::string& role,
+                                    const std::string& host) = 0;
+  // The container's process is gone. `exit_code` follows shell conventions (128 + signal).
+  virtual void OnContainerCompleted(const std::string& container_id, int exit_code,
+                                    const std::string& diagnostics) = 0;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string name() const = 0;
+  virtual Status Start(EngineListener* listener) = 0;
+  virtual void RequestContainers(const ContainerRequest& request) = 0;
+  virtual Status Launch(const LaunchSpec& spec) = 0;
+  // Asks the container to stop (SIGTERM to the executor, which stops its user process); the
+  // engine escalates to a hard kill after `grace_ms`.
+  virtual void Stop(const std::string& container_id, int64_t grace_ms) = 0;
+  virtual void Release(const std::string& container_id) = 0;
+  // Kills whatever is still running. Synchronous; called once at the end.
+  virtual void Shutdown() = 0;
+  // Extra environment for a container's executor (e.g. CUDA_VISIBLE_DEVICES on the local engine).
+  virtual EnvMap ContainerEnv(const std::string& container_id) const = 0;
+};
+
+}  // namespace tony::engine

@@ -1,0 +1,261 @@
+#include "engine/local/local_engine.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "common/files.h"
+#include "common/log.h"
+#include "common/strings.h"
+
+namespace tony::engine {
+namespace {
+
+int64_t DetectMemoryMb() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  int64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemTotal:") return kb / 1024;
+  }
+  return 0;
+}
+
+int DetectVcores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+// `nvidia-smi -L` prints one "GPU <n>: <name> (UUID: ...)" line per device.
+std::vector<int> DetectGpus() {
+  std::vector<int> ids;
+  FILE* p = ::popen("nvidia-smi -L 2>/dev/null", "r");
+  if (p == nullptr) return ids;
+  char line[512];
+  while (std::fgets(line, sizeof(line), p) != nullptr) {
+    std::string_view l(line);
+    if (!StartsWith(l, "GPU ")) continue;
+    size_t colon = l.find(':');
+    if (auto id = ParseInt64(l.substr(4, colon - 4))) ids.push_back(static_cast<int>(*id));
+  }
+  ::pclose(p);
+  return ids;
+}
+
+std::string Plural(int64_t n, const char* what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+MachineCapacity DetectCapacity(const JobSpec& spec) {
+  MachineCapacity c;
+  c.memory_mb = spec.local_memory_mb > 0 ? spec.local_memory_mb : DetectMemoryMb();
+  c.vcores = spec.local_vcores > 0 ? spec.local_vcores : DetectVcores();
+  bool wants_gpus = false;
+  for (const auto& r : spec.roles) wants_gpus = wants_gpus || r.gpus > 0;
+  if (wants_gpus) c.gpu_ids = DetectGpus();
+  return c;
+}
+
+Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
+  int64_t memory = 0;
+  int64_t vcores = 0;
+  int64_t gpus = 0;
+  std::vector<std::string> gpu_roles;
+  for (const auto& r : spec.roles) {
+    memory += r.memory_mb * r.instances;
+    vcores += static_cast<int64_t>(r.vcores) * r.instances;
+    gpus += static_cast<int64_t>(r.gpus) * r.instances;
+    if (r.gpus > 0) gpu_roles.push_back("tony." + r.name + ".gpus=" + std::to_string(r.gpus));
+  }
+  if (memory > capacity.memory_mb) {
+    return ResourceExhausted(
+        "the job asks for " + std::to_string(memory) + " MB of memory in all (tony.<role>.memory "
+        "x tony.<role>.instances) but this machine has " + std::to_string(capacity.memory_mb) +
+        " MB; lower tony.<role>.memory, or set tony.local.memory to allow more");
+  }
+  if (vcores > capacity.vcores) {
+    return ResourceExhausted(
+        "the job asks for " + Plural(vcores, "vcore") + " in all (tony.<role>.vcores x "
+        "tony.<role>.instances) but this machine has " + Plural(capacity.vcores, "core") +
+        "; lower the instances, or set tony.local.vcores to oversubscribe the CPUs on purpose");
+  }
+  if (gpus > 0 && capacity.gpu_ids.empty()) {
+    return ResourceExhausted("the job asks for GPUs (" + Join(gpu_roles, ", ") +
+                             ") but this machine has none (nvidia-smi -L lists no GPU)");
+  }
+  if (gpus > static_cast<int64_t>(capacity.gpu_ids.size())) {
+    return ResourceExhausted("the job asks for " + Plural(gpus, "GPU") + " in all (" +
+                             Join(gpu_roles, ", ") + ") but this machine has " +
+                             Plural(static_cast<int64_t>(capacity.gpu_ids.size()), "GPU"));
+  }
+  return Status::Ok();
+}
+
+LocalEngine::LocalEngine(asio::io_context& io, std::string host, std::vector<int> gpu_ids)
+    : io_(io), host_(std::move(host)), free_gpus_(std::move(gpu_ids)), sigchld_(io, SIGCHLD) {}
+
+LocalEngine::~LocalEngine() { Shutdown(); }
+
+Status LocalEngine::Start(EngineListener* listener) {
+  listener_ = listener;
+  WaitForChildSignal();
+  return Status::Ok();
+}
+
+void LocalEngine::WaitForChildSignal() {
+  sigchld_.async_wait([this](const std::error_code& ec, int) {
+    if (ec) return;
+    ReapChildren();
+    WaitForChildSignal();
+  });
+}
+
+void LocalEngine::RequestContainers(const ContainerRequest& request) {
+  for (int i = 0; i < request.count; ++i) {
+    Container c;
+    c.id = "container_local_" + std::to_string(next_container_++);
+    c.role = request.role;
+    for (int g = 0; g < request.gpus && !free_gpus_.empty(); ++g) {
+      c.gpus.push_back(free_gpus_.front());
+      free_gpus_.erase(free_gpus_.begin());
+    }
+    std::string id = c.id;
+    std::string role = c.role;
+    containers_.emplace(id, std::move(c));
+    // Delivered on the loop after the current event is handled, as a real engine would.
+    asio::post(io_, [this, id, role] {
+      if (listener_ != nullptr && containers_.count(id) > 0) {
+        listener_->OnContainerAllocated(id, role, host_);
+      }
+    });
+  }
+}
+
+EnvMap LocalEngine::ContainerEnv(const std::string& container_id) const {
+  EnvMap env;
+  auto it = containers_.find(container_id);
+  if (it == containers_.end() || it->second.gpus.empty()) return env;
+  std::vector<std::string> ids;
+  for (int g : it->second.gpus) ids.push_back(std::to_string(g));
+  env["CUDA_VISIBLE_DEVICES"] = Join(ids, ",");
+  return env;
+}
+
+Status LocalEngine::Launch(const LaunchSpec& spec) {
+  auto it = containers_.find(spec.container_id);
+  if (it == containers_.end()) return NotFound("no container " + spec.container_id);
+  std::string work_dir = spec.log_dir + "/work";
+  TONY_RETURN_IF_ERROR(MakeDirs(work_dir));
+  // Like YARN's localization: staged files appear in the container's working directory.
+  for (const auto& file : spec.local_files) {
+    std::string link = JoinPath(work_dir, BaseName(file));
+    if (::symlink(file.c_str(), link.c_str()) != 0 && errno != EEXIST) {
+      return ErrnoStatus("cannot link " + file + " into " + work_dir, errno);
+    }
+  }
+  SpawnOptions options;
+  options.argv = spec.argv;
+  options.env = spec.env;
+  for (auto& [k, v] : ContainerEnv(spec.container_id)) options.env[k] = v;
+  options.cwd = work_dir;
+  options.stdout_path = spec.log_dir + "/executor.log";
+  options.stderr_path = options.stdout_path;
+  options.group = ProcessGroupMode::kNewSession;
+  options.parent_death_signal = SIGTERM;
+  auto pid = Spawn(options);
+  if (!pid.ok()) return pid.status().WithContext("launching " + spec.container_id);
+  it->second.pid = *pid;
+  TONY_LOG(kDebug) << "launched " << spec.container_id << " as pid " << *pid;
+  return Status::Ok();
+}
+
+void LocalEngine::Stop(const std::string& container_id, int64_t grace_ms) {
+  auto it = containers_.find(container_id);
+  if (it == containers_.end()) return;
+  Container& c = it->second;
+  if (c.pid <= 0) {  // allocated, never launched
+    std::string id = c.id;
+    FreeContainer(id);
+    asio::post(io_, [this, id] {
+      if (listener_ != nullptr) listener_->OnContainerCompleted(id, -105, "stopped before launch");
+    });
+    return;
+  }
+  ::kill(c.pid, SIGTERM);
+  c.kill_timer = std::make_unique<asio::steady_timer>(io_, std::chrono::milliseconds(grace_ms));
+  pid_t pid = c.pid;
+  c.kill_timer->async_wait([pid](const std::error_code& ec) {
+    if (!ec) KillSession(pid);
+  });
+}
+
+void LocalEngine::Release(const std::string& container_id) {
+  auto it = containers_.find(container_id);
+  if (it != containers_.end() && it->second.pid <= 0) FreeContainer(container_id);
+}
+
+void LocalEngine::FreeContainer(const std::string& container_id) {
+  auto it = containers_.find(container_id);
+  if (it == containers_.end()) return;
+  for (int g : it->second.gpus) free_gpus_.push_back(g);
+  containers_.erase(it);
+}
+
+void LocalEngine::ReapChildren() {
+  while (true) {
+    int wait_status = 0;
+    pid_t pid = ::waitpid(-1, &wait_status, WNOHANG);
+    if (pid <= 0) return;
+    for (auto& [id, c] : containers_) {
+      if (c.pid != pid) continue;
+      // Whatever the executor left behind in its session goes with it.
+      KillSession(pid);
+      int code = ExitCodeFromWaitStatus(wait_status);
+      std::string diagnostics = "executor " + DescribeWaitStatus(wait_status);
+      std::string container_id = id;
+      FreeContainer(container_id);
+      if (listener_ != nullptr) listener_->OnContainerCompleted(container_id, code, diagnostics);
+      break;
+    }
+  }
+}
+
+void LocalEngine::Shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  std::vector<pid_t> pids;
+  for (auto& [id, c] : containers_) {
+    if (c.pid > 0) {
+      ::kill(c.pid, SIGTERM);
+      pids.push_back(c.pid);
+    }
+  }
+  // Give executors a moment to stop their user processes cleanly, then make sure.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (pid_t pid : pids) {
+    while (std::chrono::steady_clock::now() < deadline) {
+      int st = 0;
+      pid_t r = ::waitpid(pid, &st, WNOHANG);
+      if (r == pid || (r < 0 && errno == ECHILD)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    KillSession(pid);
+    int st = 0;
+    ::waitpid(pid, &st, WNOHANG);
+  }
+  containers_.clear();
+  sigchld_.cancel();
+}
+
+}  // namespace tony::engine

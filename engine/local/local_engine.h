@@ -1,0 +1,78 @@
+// LocalEngine: containers are process sessions on this machine.
+//
+// Each container is `tony executor` started in a session of its own (setsid) with the
+// coordinator's death as its SIGTERM (PR_SET_PDEATHSIG). The executor runs the user command in a
+// process group of its own inside that session, so when a container ends, for whatever reason,
+// the engine kills every process still in the session: nothing a job started outlives it
+// (checked by scanning /proc, not by trusting the executor).
+//
+// GPUs: tasks that ask for tony.<role>.gpus get distinct GPU indices through
+// CUDA_VISIBLE_DEVICES. Capacity (memory, vcores, GPUs) is checked before the job starts.
+//
+// Threading: owned by and called on the coordinator's asio loop.
+#pragma once
+
+#include <sys/types.h>
+
+#include <asio.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/job_spec.h"
+#include "engine/engine.h"
+
+namespace tony::engine {
+
+struct MachineCapacity {
+  int64_t memory_mb = 0;
+  int vcores = 0;
+  std::vector<int> gpu_ids;
+};
+
+// Reads /proc/meminfo, the CPUs this process may use, and `nvidia-smi -L` (absent: no GPUs).
+// The keys tony.local.memory / tony.local.vcores, when set, replace the detected values.
+MachineCapacity DetectCapacity(const JobSpec& spec);
+
+// Refuses a job that cannot fit on this machine, naming the resource, the keys and both numbers.
+Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity);
+
+class LocalEngine final : public Engine {
+ public:
+  LocalEngine(asio::io_context& io, std::string host, std::vector<int> gpu_ids);
+  ~LocalEngine() override;
+
+  std::string name() const override { return "local"; }
+  Status Start(EngineListener* listener) override;
+  void RequestContainers(const ContainerRequest& request) override;
+  Status Launch(const LaunchSpec& spec) override;
+  void Stop(const std::string& container_id, int64_t grace_ms) override;
+  void Release(const std::string& container_id) override;
+  void Shutdown() override;
+  EnvMap ContainerEnv(const std::string& container_id) const override;
+
+ private:
+  struct Container {
+    std::string id;
+    std::string role;
+    pid_t pid = 0;
+    std::vector<int> gpus;
+    std::unique_ptr<asio::steady_timer> kill_timer;
+  };
+
+  void WaitForChildSignal();
+  void ReapChildren();
+  void FreeContainer(const std::string& container_id);
+
+  asio::io_context& io_;
+  std::string host_;
+  std::vector<int> free_gpus_;
+  asio::signal_set sigchld_;
+  EngineListener* listener_ = nullptr;
+  int next_container_ = 1;
+  std::map<std::string, Container> containers_;
+  bool shut_down_ = false;
+};
+
+}  // namespace tony::engine

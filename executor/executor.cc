@@ -1,0 +1,350 @@
+#include "executor/executor.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/files.h"
+#include "common/log.h"
+#include "common/net.h"
+#include "common/process.h"
+#include "common/strings.h"
+#include "config/job_spec.h"
+#include "rpc/client.h"
+#include "runtime/runtime.h"
+
+namespace tony {
+namespace {
+
+std::atomic<int> g_stop_signal{0};
+
+void OnStopSignal(int sig) { g_stop_signal = sig; }
+
+constexpr int kRpcTimeoutMs = 10'000;
+constexpr int kSpecWaitMs = 10'000;
+constexpr int64_t kKillGraceMs = 5'000;
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+struct TaskIdentity {
+  std::string job_id;
+  std::string am_address;
+  std::string secret;
+  std::string role;
+  int index = 0;
+  int attempt = 0;
+  std::string conf_path;
+  std::string log_dir;
+  std::string host;
+
+  rpc::TaskRef Ref() const {
+    rpc::TaskRef ref;
+    ref.set_role(role);
+    ref.set_index(index);
+    ref.set_attempt(attempt);
+    return ref;
+  }
+  std::string Name() const { return role + ":" + std::to_string(index); }
+};
+
+Result<TaskIdentity> ReadIdentity() {
+  TaskIdentity id;
+  id.job_id = Env("TONY_JOB_ID");
+  id.am_address = Env("TONY_AM_ADDRESS");
+  id.secret = Env("TONY_JOB_SECRET");
+  id.role = Env("TONY_TASK_ROLE");
+  id.conf_path = Env("TONY_CONF_PATH");
+  id.log_dir = Env("TONY_LOG_DIR");
+  auto index = ParseInt64(Env("TONY_TASK_INDEX"));
+  auto attempt = ParseInt64(Env("TONY_TASK_ATTEMPT"));
+  if (id.am_address.empty() || id.role.empty() || !index || !attempt || id.conf_path.empty()) {
+    return InvalidArgument(
+        "tony executor runs inside a container started by the tony coordinator; TONY_AM_ADDRESS, "
+        "TONY_TASK_ROLE, TONY_TASK_INDEX, TONY_TASK_ATTEMPT and TONY_CONF_PATH must be set");
+  }
+  id.index = static_cast<int>(*index);
+  id.attempt = static_cast<int>(*attempt);
+  if (id.log_dir.empty()) id.log_dir = ".";
+  id.host = AdvertisedHost();
+  return id;
+}
+
+// Unpacks a zip with the system's unzip into `dest`.
+Status Unzip(const std::string& archive, const std::string& dest) {
+  TONY_RETURN_IF_ERROR(MakeDirs(dest));
+  SpawnOptions o;
+  o.argv = {"unzip", "-q", "-o", archive, "-d", dest};
+  o.env = CurrentEnvironment();
+  TONY_ASSIGN_OR_RETURN(pid_t pid, Spawn(o));
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (ExitCodeFromWaitStatus(st) != 0) {
+    return Internal("unzip " + archive + " failed (" + DescribeWaitStatus(st) + ")");
+  }
+  return Status::Ok();
+}
+
+// TonY's executor unpacks the src archive into its working directory and venv.zip into venv/.
+Status Localize() {
+  if (PathExists("tony_src.zip")) TONY_RETURN_IF_ERROR(Unzip("tony_src.zip", "."));
+  if (PathExists("venv.zip")) TONY_RETURN_IF_ERROR(Unzip("venv.zip", "venv"));
+  return Status::Ok();
+}
+
+Status Register(rpc::CoordinatorClient& client, const TaskIdentity& id, int port,
+                int64_t registry_timeout_ms) {
+  rpc::RegisterTaskRequest req;
+  *req.mutable_task() = id.Ref();
+  req.set_host(id.host);
+  req.set_port(port);
+  int64_t deadline = SystemClock().MonotonicMs() + registry_timeout_ms;
+  while (true) {
+    Status s = client.RegisterTask(req, kRpcTimeoutMs);
+    if (s.ok()) return s;
+    // Only an unreachable coordinator is worth retrying; a refusal is final.
+    bool retry = s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded;
+    if (!retry || g_stop_signal != 0 ||
+        (registry_timeout_ms > 0 && SystemClock().MonotonicMs() > deadline)) {
+      return s.WithContext("registering " + id.Name() + " with the coordinator at " +
+                           id.am_address);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+Result<runtime::Cluster> WaitForClusterSpec(rpc::CoordinatorClient& client,
+                                            const TaskIdentity& id) {
+  rpc::GetClusterSpecRequest req;
+  *req.mutable_task() = id.Ref();
+  req.set_wait_ms(kSpecWaitMs);
+  int failures = 0;
+  while (g_stop_signal == 0) {
+    auto resp = client.GetClusterSpec(req, kSpecWaitMs + kRpcTimeoutMs);
+    if (!resp.ok()) {
+      if (++failures > 5) return resp.status().WithContext("waiting for the cluster spec");
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      continue;
+    }
+    failures = 0;
+    if (!resp->ready()) continue;
+    runtime::Cluster cluster;
+    for (const auto& [role, addresses] : resp->cluster()) {
+      cluster[role] = {addresses.addresses().begin(), addresses.addresses().end()};
+    }
+    return cluster;
+  }
+  return Cancelled("stopped by signal " + std::to_string(g_stop_signal.load()) +
+                   " while waiting for the cluster spec");
+}
+
+// Heartbeats on its own thread; tells the main loop when the coordinator is lost or wants a stop.
+class Heartbeater {
+ public:
+  Heartbeater(rpc::CoordinatorClient& client, const TaskIdentity& id, int64_t interval_ms,
+              int max_missed)
+      : client_(client), id_(id), interval_ms_(interval_ms), max_missed_(max_missed) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~Heartbeater() {
+    done_ = true;
+    thread_.join();
+  }
+  bool lost() const { return lost_; }
+  bool stop_requested() const { return stop_requested_; }
+
+ private:
+  void Loop() {
+    rpc::HeartbeatRequest req;
+    *req.mutable_task() = id_.Ref();
+    int missed = 0;
+    while (!done_) {
+      auto resp = client_.Heartbeat(req, static_cast<int>(std::max<int64_t>(interval_ms_, 1000)));
+      if (resp.ok()) {
+        missed = 0;
+        if (resp->stop()) stop_requested_ = true;
+      } else if (++missed > max_missed_) {
+        lost_ = true;
+      }
+      for (int64_t waited = 0; waited < interval_ms_ && !done_; waited += 20) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+  }
+
+  rpc::CoordinatorClient& client_;
+  const TaskIdentity& id_;
+  int64_t interval_ms_;
+  int max_missed_;
+  std::atomic<bool> done_{false};
+  std::atomic<bool> lost_{false};
+  std::atomic<bool> stop_requested_{false};
+  std::thread thread_;
+};
+
+Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
+                            const runtime::Cluster& cluster) {
+  EnvMap env = CurrentEnvironment();
+  // The user's code never sees the control-plane secret.
+  env.erase("TONY_JOB_SECRET");
+  env.erase("MALLOC_ARENA_MAX");  // TonY #346: it slows TensorFlow down
+  runtime::TaskEnvInput in;
+  in.spec = &spec;
+  in.job_id = id.job_id;
+  in.role = id.role;
+  in.index = id.index;
+  in.attempt = id.attempt;
+  in.cluster = cluster;
+  in.am_host = Env("AM_HOST");
+  in.am_port = static_cast<int>(ParseInt64(Env("AM_PORT")).value_or(0));
+  TONY_ASSIGN_OR_RETURN(EnvMap task_env, runtime::BuildTaskEnv(in));
+  for (auto& [k, v] : task_env) env[k] = std::move(v);
+  for (const auto& kv : spec.execution_envs) {
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+struct ChildResult {
+  int exit_code = 0;
+  std::string why;  // empty when the process ended by itself
+};
+
+// Waits for the user process, stopping it on a signal, a stop request, a lost coordinator or the
+// execution timeout.
+ChildResult Supervise(pid_t pid, const Heartbeater& hb, int64_t execution_timeout_ms) {
+  int64_t start = SystemClock().MonotonicMs();
+  int64_t kill_at = -1;
+  std::string why;
+  while (true) {
+    int st = 0;
+    pid_t r = ::waitpid(pid, &st, WNOHANG);
+    if (r == pid) {
+      SignalGroup(pid, SIGKILL);  // anything the user process left in its group
+      return {ExitCodeFromWaitStatus(st), why};
+    }
+    int64_t now = SystemClock().MonotonicMs();
+    if (kill_at < 0) {
+      if (g_stop_signal != 0) {
+        why = "stopped by signal " + std::to_string(g_stop_signal.load());
+      } else if (hb.stop_requested()) {
+        why = "stopped by the coordinator";
+      } else if (hb.lost()) {
+        why = "lost contact with the coordinator";
+      } else if (execution_timeout_ms > 0 && now - start > execution_timeout_ms) {
+        why = "execution timed out after " + std::to_string(execution_timeout_ms) +
+              " ms (tony.task.executor.execution-timeout-ms)";
+      }
+      if (!why.empty()) {
+        TONY_LOG(kWarning) << why << "; sending SIGTERM to the user process";
+        SignalGroup(pid, SIGTERM);
+        kill_at = now + kKillGraceMs;
+      }
+    } else if (now >= kill_at) {
+      SignalGroup(pid, SIGKILL);
+      kill_at = now + 60'000;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+int Fail(const std::string& message) {
+  TONY_LOG(kError) << message;
+  return 1;
+}
+
+}  // namespace
+
+int RunExecutor() {
+  SetLogComponent("executor");
+  ::signal(SIGTERM, OnStopSignal);
+  ::signal(SIGINT, OnStopSignal);
+  ::signal(SIGPIPE, SIG_IGN);
+  auto id_or = ReadIdentity();
+  if (!id_or.ok()) return Fail(id_or.status().message());
+  const TaskIdentity id = std::move(id_or).value();
+  rpc::CoordinatorClient client(id.am_address, id.secret);
+
+  auto report = [&](int exit_code, const std::string& diagnostics) {
+    rpc::ReportResultRequest req;
+    *req.mutable_task() = id.Ref();
+    req.set_exit_code(exit_code);
+    req.set_diagnostics(diagnostics);
+    Status s = client.ReportResult(req, kRpcTimeoutMs);
+    if (!s.ok()) TONY_LOG(kWarning) << "could not report the result: " << s.ToString();
+  };
+
+  Configuration conf;
+  Status s = conf.AddFile(id.conf_path);
+  auto spec_or = s.ok() ? BuildJobSpec(conf) : Result<JobSpec>(s);
+  if (!spec_or.ok()) {
+    report(1, "invalid job configuration: " + spec_or.status().message());
+    return Fail(spec_or.status().message());
+  }
+  const JobSpec spec = std::move(spec_or).value();
+  const RoleSpec* role = spec.FindRole(id.role);
+  if (role == nullptr) return Fail("the job has no role " + id.role);
+  TONY_LOG(kInfo) << "task " << id.Name() << " attempt " << id.attempt << " of job " << id.job_id;
+
+  s = Localize();
+  if (!s.ok()) {
+    report(1, "localizing: " + s.message());
+    return Fail(s.message());
+  }
+  auto port = ReservedPort::Reserve();
+  if (!port.ok()) return Fail(port.status().message());
+  int64_t registry_timeout_ms =
+      ParseInt64(conf.GetOr("tony.task.executor.registry-timeout-sec", "0")).value_or(0) * 1000;
+  s = Register(client, id, port->port(), registry_timeout_ms);
+  if (!s.ok()) return Fail(s.message());
+  TONY_LOG(kInfo) << "registered " << id.host << ":" << port->port();
+
+  Heartbeater hb(client, id, spec.heartbeat_interval_ms, spec.max_missed_heartbeats);
+  auto cluster = WaitForClusterSpec(client, id);
+  if (!cluster.ok()) return Fail(cluster.status().message());
+  auto env = BuildUserEnv(spec, id, *cluster);
+  if (!env.ok()) {
+    report(1, env.status().message());
+    return Fail(env.status().message());
+  }
+
+  SpawnOptions o;
+  o.argv = {"bash", "-c", role->command};
+  o.env = std::move(env).value();
+  o.stdout_path = JoinPath(id.log_dir, "stdout");
+  o.stderr_path = JoinPath(id.log_dir, "stderr");
+  o.group = ProcessGroupMode::kNewGroup;
+  o.parent_death_signal = SIGKILL;
+  TONY_LOG(kInfo) << "starting: " << role->command;
+  port->Release();  // as late as possible: the user process binds it next (TonY #366)
+  auto pid = Spawn(o);
+  if (!pid.ok()) {
+    report(127, pid.status().message());
+    return Fail(pid.status().message());
+  }
+  ChildResult result = Supervise(*pid, hb, spec.execution_timeout_ms);
+  TONY_LOG(kInfo) << "user process exited with code " << result.exit_code
+                  << (result.why.empty() ? "" : " (" + result.why + ")");
+  std::string diagnostics = result.why;
+  if (result.exit_code != 0) {
+    auto tail = TailLines(o.stderr_path, static_cast<size_t>(spec.error_message_max_depth));
+    if (!tail.empty()) {
+      if (!diagnostics.empty()) diagnostics += "\n";
+      diagnostics += "last lines of stderr (" + o.stderr_path + "):\n" + Join(tail, "\n");
+    }
+  }
+  if (!hb.lost()) report(result.exit_code, diagnostics);
+  return result.exit_code == 0 ? 0 : (result.exit_code > 0 && result.exit_code < 256 ? result.exit_code : 1);
+}
+
+}  // namespace tony

@@ -1,0 +1,24 @@
+// Executor: the container side of a task (TonY's TaskExecutor), `tony executor`.
+//
+// In order: read the task's identity and the coordinator's address from the environment the
+// engine gave it; load the job's configuration; unpack the staged src and venv archives into the
+// working directory; reserve the task's port by binding it; register host:port; wait (long-poll)
+// for the cluster spec; build the framework's environment; release the port and start the user
+// command (`bash -c`) in a process group of its own with stdout/stderr in files; heartbeat while
+// it runs; forward SIGTERM/SIGINT to it (SIGKILL after a grace period); report the exit code with
+// the last lines of stderr; exit with the user process's exit code.
+//
+// If the coordinator stops answering heartbeats for max-missed-heartbeats intervals, the executor
+// kills its user process and exits 1 (TonY #637/#638): a lost coordinator leaves nothing running.
+//
+// Single-threaded except for the heartbeat thread, which shares only atomics with the main one.
+#pragma once
+
+#include "common/status.h"
+
+namespace tony {
+
+// Runs the executor; returns the process exit code.
+int RunExecutor();
+
+}  // namespace tony

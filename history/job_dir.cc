@@ -1,0 +1,115 @@
+#include "history/job_dir.h"
+
+#include <fcntl.h>
+#include <google/protobuf/util/json_util.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/files.h"
+#include "common/strings.h"
+
+namespace tony::history {
+
+std::string TonyHome() {
+  const char* home = std::getenv("TONY_HOME");
+  if (home != nullptr && *home != '\0') return home;
+  const char* user_home = std::getenv("HOME");
+  return std::string(user_home != nullptr ? user_home : "/tmp") + "/.tony";
+}
+
+std::string JobsRoot() { return TonyHome() + "/jobs"; }
+
+std::string NewJobId() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+  return std::string("tony-") + stamp + "-" + RandomHex(3);
+}
+
+std::string JobPaths::TaskAttemptDir(const std::string& role, int index, int attempt) const {
+  return root + "/tasks/" + role + "-" + std::to_string(index) + "/attempt-" +
+         std::to_string(attempt);
+}
+
+Status WriteAmInfo(const JobPaths& paths, const AmInfo& info) {
+  nlohmann::json j = {{"host", info.host}, {"port", info.port}, {"pid", info.pid}};
+  return WriteFileAtomic(paths.AmInfo(), j.dump() + "\n");
+}
+
+Result<AmInfo> ReadAmInfo(const JobPaths& paths) {
+  TONY_ASSIGN_OR_RETURN(std::string text, ReadFile(paths.AmInfo()));
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Internal("malformed " + paths.AmInfo());
+  AmInfo info;
+  info.host = j.value("host", "");
+  info.port = j.value("port", 0);
+  info.pid = j.value("pid", 0);
+  return info;
+}
+
+Status WriteJobStatus(const JobPaths& paths, const rpc::JobStatus& status) {
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  auto s = google::protobuf::util::MessageToJsonString(status, &json, options);
+  if (!s.ok()) return Internal("encoding job status: " + s.ToString());
+  return WriteFileAtomic(paths.Status(), json);
+}
+
+Result<rpc::JobStatus> ReadJobStatus(const JobPaths& paths) {
+  TONY_ASSIGN_OR_RETURN(std::string text, ReadFile(paths.Status()));
+  rpc::JobStatus status;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  auto s = google::protobuf::util::JsonStringToMessage(text, &status, options);
+  if (!s.ok()) return Internal("malformed " + paths.Status() + ": " + s.ToString());
+  return status;
+}
+
+Status AppendEvent(const JobPaths& paths, const std::string& json_line) {
+  int fd = ::open(paths.Events().c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("cannot open " + paths.Events(), errno);
+  std::string line = json_line + "\n";
+  ssize_t n = ::write(fd, line.data(), line.size());
+  int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(line.size())) return ErrnoStatus("cannot append event", err);
+  return Status::Ok();
+}
+
+Result<std::string> ResolveJobDir(const std::string& id_or_path) {
+  if (id_or_path.find('/') != std::string::npos) {
+    if (IsDirectory(id_or_path)) return AbsolutePath(id_or_path);
+    return NotFound("no job directory " + id_or_path);
+  }
+  std::string exact = JobsRoot() + "/" + id_or_path;
+  if (IsDirectory(exact)) return exact;
+  std::vector<std::string> matches;
+  for (const auto& id : ListJobIds()) {
+    if (StartsWith(id, id_or_path)) matches.push_back(id);
+  }
+  if (matches.size() == 1) return JobsRoot() + "/" + matches[0];
+  if (matches.empty()) return NotFound("no job " + id_or_path + " under " + JobsRoot());
+  return InvalidArgument("job id " + id_or_path + " is ambiguous: " + Join(matches, ", "));
+}
+
+std::vector<std::string> ListJobIds() {
+  std::vector<std::string> ids;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(JobsRoot(), ec)) {
+    if (entry.is_directory()) ids.push_back(entry.path().filename().string());
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+}  // namespace tony::history

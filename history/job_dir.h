@@ -1,0 +1,59 @@
+// The job directory: everything a job leaves on the machine that submitted it, so that
+// `tony status <id>` and `tony logs <id>` work while the job runs and after it has ended.
+//
+//   $TONY_HOME (default ~/.tony)/jobs/<job id>/
+//     tony-final.xml   the configuration as run
+//     secret           the job's control-plane secret (0600)
+//     am.json          where the coordinator listens {host, port, pid}
+//     am.log           the coordinator's own log
+//     status.json      the latest job status (the RPC's JobStatus as JSON), final after the end
+//     events.jsonl     one line per state change, for history
+//     staging/         what the client staged (src archive, venv archive)
+//     tasks/<role>-<index>/attempt-<n>/{stdout,stderr,executor.log,work/}
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "rpc/tony.pb.h"
+
+namespace tony::history {
+
+std::string TonyHome();
+std::string JobsRoot();
+std::string NewJobId();
+
+struct JobPaths {
+  explicit JobPaths(std::string dir) : root(std::move(dir)) {}
+  std::string root;
+  std::string FinalConf() const { return root + "/tony-final.xml"; }
+  std::string Secret() const { return root + "/secret"; }
+  std::string AmInfo() const { return root + "/am.json"; }
+  std::string AmLog() const { return root + "/am.log"; }
+  std::string Status() const { return root + "/status.json"; }
+  std::string Events() const { return root + "/events.jsonl"; }
+  std::string Staging() const { return root + "/staging"; }
+  std::string TaskAttemptDir(const std::string& role, int index, int attempt) const;
+};
+
+struct AmInfo {
+  std::string host;
+  int port = 0;
+  int pid = 0;
+  std::string Address() const { return host + ":" + std::to_string(port); }
+};
+
+Status WriteAmInfo(const JobPaths& paths, const AmInfo& info);
+Result<AmInfo> ReadAmInfo(const JobPaths& paths);
+
+Status WriteJobStatus(const JobPaths& paths, const rpc::JobStatus& status);
+Result<rpc::JobStatus> ReadJobStatus(const JobPaths& paths);
+Status AppendEvent(const JobPaths& paths, const std::string& json_line);
+
+// Accepts a job id, a unique prefix of one, or a job directory path.
+Result<std::string> ResolveJobDir(const std::string& id_or_path);
+// Job ids under JobsRoot(), oldest first.
+std::vector<std::string> ListJobIds();
+
+}  // namespace tony::history

@@ -1,0 +1,102 @@
+#include "rpc/client.h"
+
+#include <chrono>
+
+namespace tony::rpc {
+
+bool CallHasSecret(const grpc::ServerContextBase& context, const std::string& secret) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find(kSecretMetadataKey);
+  if (it == metadata.end() || secret.empty()) return false;
+  const grpc::string_ref& given = it->second;
+  if (given.size() != secret.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < secret.size(); ++i) {
+    diff |= static_cast<unsigned char>(given[i] ^ secret[i]);
+  }
+  return diff == 0;
+}
+
+Status FromGrpc(const grpc::Status& status, const std::string& what) {
+  if (status.ok()) return Status::Ok();
+  StatusCode code = StatusCode::kInternal;
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE: code = StatusCode::kUnavailable; break;
+    case grpc::StatusCode::DEADLINE_EXCEEDED: code = StatusCode::kDeadlineExceeded; break;
+    case grpc::StatusCode::UNAUTHENTICATED: code = StatusCode::kUnauthenticated; break;
+    case grpc::StatusCode::INVALID_ARGUMENT: code = StatusCode::kInvalidArgument; break;
+    case grpc::StatusCode::NOT_FOUND: code = StatusCode::kNotFound; break;
+    case grpc::StatusCode::FAILED_PRECONDITION: code = StatusCode::kFailedPrecondition; break;
+    case grpc::StatusCode::CANCELLED: code = StatusCode::kCancelled; break;
+    default: break;
+  }
+  return Status(code, what + ": " + status.error_message());
+}
+
+CoordinatorClient::CoordinatorClient(const std::string& address, std::string secret)
+    : address_(address), secret_(std::move(secret)) {
+  grpc::ChannelArguments args;
+  // Fail fast when the coordinator is gone instead of backing off for up to two minutes.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  channel_ = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  stub_ = Coordinator::NewStub(channel_);
+}
+
+void CoordinatorClient::Prepare(grpc::ClientContext* context, int timeout_ms) const {
+  context->AddMetadata(kSecretMetadataKey, secret_);
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+}
+
+Status CoordinatorClient::RegisterTask(const RegisterTaskRequest& request, int timeout_ms) {
+  grpc::ClientContext context;
+  Prepare(&context, timeout_ms);
+  RegisterTaskResponse response;
+  return FromGrpc(stub_->RegisterTask(&context, request, &response), "RegisterTask");
+}
+
+Result<GetClusterSpecResponse> CoordinatorClient::GetClusterSpec(
+    const GetClusterSpecRequest& request, int timeout_ms) {
+  grpc::ClientContext context;
+  Prepare(&context, timeout_ms);
+  GetClusterSpecResponse response;
+  Status s = FromGrpc(stub_->GetClusterSpec(&context, request, &response), "GetClusterSpec");
+  if (!s.ok()) return s;
+  return response;
+}
+
+Result<HeartbeatResponse> CoordinatorClient::Heartbeat(const HeartbeatRequest& request,
+                                                       int timeout_ms) {
+  grpc::ClientContext context;
+  Prepare(&context, timeout_ms);
+  HeartbeatResponse response;
+  Status s = FromGrpc(stub_->Heartbeat(&context, request, &response), "Heartbeat");
+  if (!s.ok()) return s;
+  return response;
+}
+
+Status CoordinatorClient::ReportResult(const ReportResultRequest& request, int timeout_ms) {
+  grpc::ClientContext context;
+  Prepare(&context, timeout_ms);
+  ReportResultResponse response;
+  return FromGrpc(stub_->ReportResult(&context, request, &response), "ReportResult");
+}
+
+Result<JobStatus> CoordinatorClient::GetJobStatus(const GetJobStatusRequest& request,
+                                                  int timeout_ms) {
+  grpc::ClientContext context;
+  Prepare(&context, timeout_ms);
+  JobStatus response;
+  Status s = FromGrpc(stub_->GetJobStatus(&context, request, &response), "GetJobStatus");
+  if (!s.ok()) return s;
+  return response;
+}
+
+Status CoordinatorClient::KillJob(const KillJobRequest& request, int timeout_ms) {
+  grpc::ClientContext context;
+  Prepare(&context, timeout_ms);
+  KillJobResponse response;
+  return FromGrpc(stub_->KillJob(&context, request, &response), "KillJob");
+}
+
+}  // namespace tony::rpc

@@ -1,0 +1,49 @@
+// CoordinatorClient: the typed, secret-carrying client of the coordinator's control plane, used by
+// executors and by the submitting client. Every call adds the job secret to the call's metadata
+// and has a deadline; failures come back as Status with the gRPC reason.
+//
+// Thread-safety: every method may be called from any thread concurrently (gRPC stubs are).
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "rpc/tony.grpc.pb.h"
+
+namespace tony::rpc {
+
+inline constexpr char kSecretMetadataKey[] = "x-tony-secret";
+
+// True when the call carries `secret` (compared in constant time).
+bool CallHasSecret(const grpc::ServerContextBase& context, const std::string& secret);
+
+// Maps a gRPC status to ours; `what` names the call ("registering worker:1").
+Status FromGrpc(const grpc::Status& status, const std::string& what);
+
+class CoordinatorClient {
+ public:
+  CoordinatorClient(const std::string& address, std::string secret);
+
+  Status RegisterTask(const RegisterTaskRequest& request, int timeout_ms);
+  Result<GetClusterSpecResponse> GetClusterSpec(const GetClusterSpecRequest& request,
+                                                int timeout_ms);
+  Result<HeartbeatResponse> Heartbeat(const HeartbeatRequest& request, int timeout_ms);
+  Status ReportResult(const ReportResultRequest& request, int timeout_ms);
+  Result<JobStatus> GetJobStatus(const GetJobStatusRequest& request, int timeout_ms);
+  Status KillJob(const KillJobRequest& request, int timeout_ms);
+
+  const std::string& address() const { return address_; }
+
+ private:
+  void Prepare(grpc::ClientContext* context, int timeout_ms) const;
+
+  std::string address_;
+  std::string secret_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<Coordinator::Stub> stub_;
+};
+
+}  // namespace tony::rpc
