@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,7 +61,7 @@ enum class TaskState {
   kRunning,     // cluster spec released to it; the user process runs
   kSucceeded,
   kFailed,
-  kFinished,    // stopped by the coordinator (untracked/sidecar at the end, or job stopping)
+  kFinished,  // stopped by the coordinator (untracked/sidecar at the end, or job stopping)
 };
 const char* TaskStateName(TaskState s);
 bool IsTerminal(TaskState s);
@@ -164,8 +165,8 @@ struct FinishJob {
   FinalStatus status = FinalStatus::kUndecided;
   std::string message;
 };
-using Command =
-    std::variant<RequestContainers, LaunchTask, StopTask, ReleaseContainer, SpecPublished, FinishJob>;
+using Command = std::variant<RequestContainers, LaunchTask, StopTask, ReleaseContainer,
+                             SpecPublished, FinishJob>;
 
 class JobStateMachine {
  public:
@@ -186,13 +187,54 @@ class JobStateMachine {
   // Increases on every change a client could see (task state, phase); for long-polling status.
   int64_t version() const { return version_; }
   // The earliest time a Tick could change anything (a timeout), or nullopt: lets the shell sleep.
+  // After heartbeats it may be earlier than the true deadline (never later); a Tick then finds
+  // nothing to do and the next call answers the true one.
   std::optional<int64_t> NextDeadlineMs() const;
 
  private:
-  // Implementation details are the implementer's; keep each handler small.
+  // Event handlers; each appends the commands it decides to `out`.
+  void OnStart(int64_t now_ms, std::vector<Command>& out);
+  void OnContainerAllocated(const ContainerAllocated& e, int64_t now_ms, std::vector<Command>& out);
+  void OnTaskLaunchFailed(const TaskLaunchFailed& e, int64_t now_ms, std::vector<Command>& out);
+  void OnTaskRegistered(const TaskRegistered& e, int64_t now_ms, std::vector<Command>& out);
+  void OnHeartbeat(const Heartbeat& e, int64_t now_ms);
+  void OnTaskExited(const TaskExited& e, int64_t now_ms, std::vector<Command>& out);
+  void OnKillRequested(const KillRequested& e, int64_t now_ms, std::vector<Command>& out);
+
+  // Timeouts (job_state_machine_timeouts.cc).
+  void CheckTimeouts(int64_t now_ms, std::vector<Command>& out);
+  void FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vector<Command>& out);
+  void CheckStopGrace(int64_t now_ms, std::vector<Command>& out);
+  std::optional<int64_t> TaskDeadlineMs(const TaskRecord& t) const;
+  int64_t HeartbeatExpiryMs() const;
+  void LowerCheckAfter(int64_t deadline_ms);
+  void RecomputeCheckAfter();
+
+  // Outcome rules (job_state_machine_outcome.cc).
+  void EndTask(TaskRecord& t, TaskState state, std::optional<int> exit_code,
+               std::string diagnostics, int64_t now_ms);
+  // Applies the outcome rules to a task that just ended; `failure` is the job's message should
+  // this failure decide it.
+  void AfterTaskEnded(const TaskRecord& t, const std::string& failure, int64_t now_ms,
+                      std::vector<Command>& out);
+  bool FailureEndsJob(const TaskRecord& t) const;
+  void MaybeCompleteJob(int64_t now_ms, std::vector<Command>& out);
+  void Decide(FinalStatus status, std::string message, int64_t now_ms, std::vector<Command>& out);
+  void MaybeFinish(std::vector<Command>& out);
+  std::string FailedTaskList() const;
+
+  // The task for an event about (task, attempt): nullptr when unknown or not the current attempt.
+  TaskRecord* CurrentAttempt(const TaskId& id, int attempt);
   TaskRecord* MutableTask(const TaskId& id);
+  const RoleSpec* Role(const std::string& name) const;
+  // "task worker:1" or "untracked task ps:0", the start of every message about a task.
+  static std::string Describe(const TaskRecord& t);
+  bool InCompletionSet(const TaskRecord& t) const;
+  void Touch() { ++version_; }
+
   JobSpec spec_;
   std::vector<TaskRecord> tasks_;
+  std::map<TaskId, size_t> index_;  // into tasks_
   JobPhase phase_ = JobPhase::kRunning;
   FinalStatus final_status_ = FinalStatus::kUndecided;
   std::string final_message_;
@@ -200,6 +242,21 @@ class JobStateMachine {
   int64_t start_ms_ = -1;
   int64_t stop_started_ms_ = -1;
   bool spec_published_ = false;
+  std::string chief_role_;  // spec_.chief_role, or derived when a hand-built spec left it empty
+  int chief_index_ = 0;
+  std::optional<ClusterSpec> gang_spec_;  // built once when GANG publishes
+
+  // Counters kept by EndTask/OnTaskRegistered so no event costs O(tasks).
+  int registered_count_ = 0;
+  int completion_total_ = 0;  // tracked tasks, or every task when none is tracked
+  int completion_ended_ = 0;
+  int completion_failed_ = 0;
+  int live_count_ = 0;         // tasks not terminal
+  std::string first_failure_;  // of a task in the completion set, for "all failed"
+
+  // A lower bound on the earliest deadline: events before it skip the O(tasks) timeout scan.
+  // Heartbeats only move deadlines later, so they leave it valid.
+  int64_t check_after_ms_ = std::numeric_limits<int64_t>::max();
 };
 
 }  // namespace tony::core

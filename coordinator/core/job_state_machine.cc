@@ -1,0 +1,273 @@
+// JobStateMachine: construction, event dispatch, the per-event handlers and the queries.
+// Outcome rules live in job_state_machine_outcome.cc, timeouts in job_state_machine_timeouts.cc.
+#include "coordinator/core/job_state_machine.h"
+
+#include <utility>
+
+namespace tony::core {
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+bool HasRole(const JobSpec& spec, const std::string& name) {
+  for (const RoleSpec& role : spec.roles) {
+    if (role.name == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* TaskStateName(TaskState s) {
+  switch (s) {
+    case TaskState::kNew:
+      return "NEW";
+    case TaskState::kAllocated:
+      return "ALLOCATED";
+    case TaskState::kRegistered:
+      return "REGISTERED";
+    case TaskState::kRunning:
+      return "RUNNING";
+    case TaskState::kSucceeded:
+      return "SUCCEEDED";
+    case TaskState::kFailed:
+      return "FAILED";
+    case TaskState::kFinished:
+      return "FINISHED";
+  }
+  return "UNKNOWN";
+}
+
+bool IsTerminal(TaskState s) {
+  return s == TaskState::kSucceeded || s == TaskState::kFailed || s == TaskState::kFinished;
+}
+
+const char* FinalStatusName(FinalStatus s) {
+  switch (s) {
+    case FinalStatus::kUndecided:
+      return "UNDECIDED";
+    case FinalStatus::kSucceeded:
+      return "SUCCEEDED";
+    case FinalStatus::kFailed:
+      return "FAILED";
+    case FinalStatus::kKilled:
+      return "KILLED";
+  }
+  return "UNKNOWN";
+}
+
+JobStateMachine::JobStateMachine(JobSpec spec) : spec_(std::move(spec)) {
+  chief_role_ = spec_.chief_role;
+  chief_index_ = spec_.chief_index;
+  // BuildJobSpec always fills chief_role; a spec built by hand may not (TONY-REFERENCE.md §1.5).
+  if (chief_role_.empty()) {
+    if (HasRole(spec_, "chief")) {
+      chief_role_ = "chief";
+    } else if (HasRole(spec_, "worker")) {
+      chief_role_ = "worker";
+    }
+    chief_index_ = 0;
+  }
+}
+
+std::vector<Command> JobStateMachine::Handle(const Event& event, int64_t now_ms) {
+  std::vector<Command> out;
+  if (phase_ == JobPhase::kFinished) return out;
+  // Deadlines that passed before this event count first: the shell merely ticked late.
+  if (start_ms_ >= 0 && now_ms >= check_after_ms_) {
+    CheckTimeouts(now_ms, out);
+    if (phase_ == JobPhase::kFinished) return out;
+  }
+  std::visit(Overloaded{
+                 [&](const Start&) { OnStart(now_ms, out); },
+                 [&](const ContainerAllocated& e) { OnContainerAllocated(e, now_ms, out); },
+                 [&](const TaskLaunchFailed& e) { OnTaskLaunchFailed(e, now_ms, out); },
+                 [&](const TaskRegistered& e) { OnTaskRegistered(e, now_ms, out); },
+                 [&](const Heartbeat& e) { OnHeartbeat(e, now_ms); },
+                 [&](const TaskExited& e) { OnTaskExited(e, now_ms, out); },
+                 [&](const Tick&) {},
+                 [&](const KillRequested& e) { OnKillRequested(e, now_ms, out); },
+             },
+             event);
+  MaybeFinish(out);
+  return out;
+}
+
+void JobStateMachine::OnStart(int64_t now_ms, std::vector<Command>& out) {
+  if (start_ms_ >= 0) return;
+  start_ms_ = now_ms;
+  for (const RoleSpec& role : spec_.roles) {
+    for (int i = 0; i < role.instances; ++i) {
+      TaskRecord t;
+      t.id = TaskId{role.name, i};
+      t.untracked = role.untracked;
+      t.sidecar = role.sidecar;
+      t.tracked = !role.untracked && !role.sidecar;
+      t.is_chief = role.name == chief_role_ && i == chief_index_;
+      index_[t.id] = tasks_.size();
+      tasks_.push_back(std::move(t));
+    }
+    if (role.instances > 0) {
+      out.push_back(
+          RequestContainers{role.name, role.instances, role.memory_mb, role.vcores, role.gpus});
+    }
+  }
+  live_count_ = static_cast<int>(tasks_.size());
+  for (const TaskRecord& t : tasks_) completion_total_ += t.tracked ? 1 : 0;
+  if (completion_total_ == 0) completion_total_ = live_count_;
+  Touch();
+  RecomputeCheckAfter();
+  if (tasks_.empty()) Decide(FinalStatus::kSucceeded, "the job has no tasks", now_ms, out);
+}
+
+void JobStateMachine::OnContainerAllocated(const ContainerAllocated& e, int64_t now_ms,
+                                           std::vector<Command>& out) {
+  if (start_ms_ >= 0 && phase_ == JobPhase::kRunning) {
+    // A role's tasks are contiguous in tasks_, in index order.
+    for (auto it = index_.lower_bound(TaskId{e.role, 0});
+         it != index_.end() && it->first.role == e.role; ++it) {
+      TaskRecord& t = tasks_[it->second];
+      if (t.state != TaskState::kNew) continue;
+      t.state = TaskState::kAllocated;
+      t.container_id = e.container_id;
+      t.host = e.host;
+      t.allocated_ms = now_ms;
+      Touch();
+      if (spec_.registration_timeout_ms > 0) {
+        LowerCheckAfter(now_ms + spec_.registration_timeout_ms);
+      }
+      out.push_back(LaunchTask{t.id, t.attempt, t.container_id});
+      return;
+    }
+  }
+  out.push_back(ReleaseContainer{e.container_id});
+}
+
+void JobStateMachine::OnTaskLaunchFailed(const TaskLaunchFailed& e, int64_t now_ms,
+                                         std::vector<Command>& out) {
+  TaskRecord* t = CurrentAttempt(e.task, e.attempt);
+  if (t == nullptr || t->state == TaskState::kNew || IsTerminal(t->state)) return;
+  if (t->stop_requested) {
+    EndTask(*t, TaskState::kFinished, kExitLaunchFailed, e.message, now_ms);
+    return;
+  }
+  std::string failure = Describe(*t) + " failed to launch";
+  if (t->registered_ms < 0) failure += " before it registered";
+  if (!e.message.empty()) failure += "\n" + e.message;
+  EndTask(*t, TaskState::kFailed, kExitLaunchFailed, e.message, now_ms);
+  AfterTaskEnded(*t, failure, now_ms, out);
+}
+
+void JobStateMachine::OnTaskRegistered(const TaskRegistered& e, int64_t now_ms,
+                                       std::vector<Command>& out) {
+  if (phase_ != JobPhase::kRunning) return;  // it is being stopped; no spec for it
+  TaskRecord* t = CurrentAttempt(e.task, e.attempt);
+  if (t == nullptr || t->state != TaskState::kAllocated) return;
+  t->host = e.host;
+  t->port = e.port;
+  t->registered_ms = now_ms;
+  t->last_heartbeat_ms = now_ms;
+  t->state = TaskState::kRegistered;
+  ++registered_count_;
+  Touch();
+  if (HeartbeatExpiryMs() > 0) LowerCheckAfter(now_ms + HeartbeatExpiryMs());
+  if (spec_.mode == DistributedMode::kFcfs) {
+    t->state = TaskState::kRunning;
+    out.push_back(SpecPublished{});
+    return;
+  }
+  // GANG barrier: every task has registered (a task that ended since still counts).
+  if (registered_count_ < static_cast<int>(tasks_.size())) return;
+  ClusterSpec cluster;
+  for (TaskRecord& task : tasks_) {
+    cluster[task.id.role].push_back(task.host + ":" + std::to_string(task.port));
+    if (task.state == TaskState::kRegistered) task.state = TaskState::kRunning;
+  }
+  gang_spec_ = std::move(cluster);
+  spec_published_ = true;
+  RecomputeCheckAfter();  // the allocation timeout no longer applies
+  out.push_back(SpecPublished{});
+}
+
+void JobStateMachine::OnHeartbeat(const Heartbeat& e, int64_t now_ms) {
+  TaskRecord* t = CurrentAttempt(e.task, e.attempt);
+  if (t == nullptr || t->registered_ms < 0 || IsTerminal(t->state)) return;
+  t->last_heartbeat_ms = now_ms;  // not a visible change: version_ stays
+}
+
+void JobStateMachine::OnTaskExited(const TaskExited& e, int64_t now_ms, std::vector<Command>& out) {
+  TaskRecord* t = CurrentAttempt(e.task, e.attempt);
+  // Nothing runs for a kNew task; a terminal one already had its first report.
+  if (t == nullptr || t->state == TaskState::kNew || IsTerminal(t->state)) return;
+  if (t->stop_requested || e.exit_code == kExitStoppedByCoordinator) {
+    EndTask(*t, TaskState::kFinished, e.exit_code, e.diagnostics, now_ms);
+    AfterTaskEnded(*t, "", now_ms, out);
+    return;
+  }
+  if (e.exit_code == 0) {
+    EndTask(*t, TaskState::kSucceeded, 0, e.diagnostics, now_ms);
+    AfterTaskEnded(*t, "", now_ms, out);
+    return;
+  }
+  std::string failure = Describe(*t) + " failed with exit code " + std::to_string(e.exit_code);
+  if (t->registered_ms < 0) failure += " before it registered";
+  if (!e.diagnostics.empty()) failure += "\n" + e.diagnostics;
+  EndTask(*t, TaskState::kFailed, e.exit_code, e.diagnostics, now_ms);
+  AfterTaskEnded(*t, failure, now_ms, out);
+}
+
+void JobStateMachine::OnKillRequested(const KillRequested& e, int64_t now_ms,
+                                      std::vector<Command>& out) {
+  Decide(FinalStatus::kKilled, e.reason, now_ms, out);
+}
+
+std::optional<ClusterSpec> JobStateMachine::SpecFor(const TaskId& task, int attempt) const {
+  const TaskRecord* t = FindTask(task);
+  if (t == nullptr || t->attempt != attempt || t->registered_ms < 0) return std::nullopt;
+  if (spec_.mode == DistributedMode::kGang) return gang_spec_;
+  // FCFS: the tasks registered so far, in index order; unregistered ones are left out.
+  ClusterSpec cluster;
+  for (const TaskRecord& other : tasks_) {
+    if (other.registered_ms < 0) continue;
+    cluster[other.id.role].push_back(other.host + ":" + std::to_string(other.port));
+  }
+  return cluster;
+}
+
+const TaskRecord* JobStateMachine::FindTask(const TaskId& id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &tasks_[it->second];
+}
+
+TaskRecord* JobStateMachine::MutableTask(const TaskId& id) {
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &tasks_[it->second];
+}
+
+TaskRecord* JobStateMachine::CurrentAttempt(const TaskId& id, int attempt) {
+  TaskRecord* t = MutableTask(id);
+  return t != nullptr && t->attempt == attempt ? t : nullptr;
+}
+
+const RoleSpec* JobStateMachine::Role(const std::string& name) const {
+  for (const RoleSpec& role : spec_.roles) {
+    if (role.name == name) return &role;
+  }
+  return nullptr;
+}
+
+std::string JobStateMachine::Describe(const TaskRecord& t) {
+  return (t.untracked ? "untracked task " : "task ") + t.id.ToString();
+}
+
+bool JobStateMachine::InCompletionSet(const TaskRecord& t) const {
+  // With no tracked task at all, the job ends when every task has ended.
+  return t.tracked || completion_total_ == static_cast<int>(tasks_.size());
+}
+
+}  // namespace tony::core

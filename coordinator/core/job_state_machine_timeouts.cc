@@ -1,0 +1,141 @@
+// JobStateMachine: timeouts (TONY-REFERENCE.md §1.6) and the deadline the shell sleeps until.
+//
+// Deadlines that passed since the last event are applied in the order they fell due, so the
+// job's message names the first cause even when the shell ticks late.
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "coordinator/core/job_state_machine.h"
+
+namespace tony::core {
+namespace {
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+// A deadline that has passed. Job-wide ones carry no task.
+struct Expired {
+  enum Kind { kApplication, kAllocation, kTask };
+  int64_t at_ms;
+  Kind kind;
+  size_t task = 0;
+  bool operator<(const Expired& o) const {
+    return std::tie(at_ms, kind, task) < std::tie(o.at_ms, o.kind, o.task);
+  }
+};
+
+}  // namespace
+
+void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
+  if (phase_ == JobPhase::kStopping) {
+    CheckStopGrace(now_ms, out);
+    RecomputeCheckAfter();
+    return;
+  }
+  std::vector<Expired> expired;
+  if (spec_.application_timeout_ms > 0 && now_ms >= start_ms_ + spec_.application_timeout_ms) {
+    expired.push_back({start_ms_ + spec_.application_timeout_ms, Expired::kApplication});
+  }
+  if (spec_.mode == DistributedMode::kGang && !spec_published_ && spec_.allocation_timeout_ms > 0 &&
+      now_ms >= start_ms_ + spec_.allocation_timeout_ms) {
+    expired.push_back({start_ms_ + spec_.allocation_timeout_ms, Expired::kAllocation});
+  }
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    std::optional<int64_t> deadline = TaskDeadlineMs(tasks_[i]);
+    if (deadline && now_ms >= *deadline) expired.push_back({*deadline, Expired::kTask, i});
+  }
+  std::sort(expired.begin(), expired.end());
+  for (const Expired& e : expired) {
+    if (phase_ != JobPhase::kRunning) break;  // decided; stopping has its own deadline
+    switch (e.kind) {
+      case Expired::kApplication:
+        Decide(FinalStatus::kFailed,
+               "application timed out after " + std::to_string(spec_.application_timeout_ms) +
+                   " ms (tony.application.timeout)",
+               now_ms, out);
+        break;
+      case Expired::kAllocation:
+        Decide(FinalStatus::kFailed,
+               "only " + std::to_string(registered_count_) + " of " +
+                   std::to_string(tasks_.size()) + " tasks registered within " +
+                   std::to_string(spec_.allocation_timeout_ms) +
+                   " ms (tony.container.allocation.timeout)",
+               now_ms, out);
+        break;
+      case Expired::kTask:
+        FailTimedOutTask(tasks_[e.task], now_ms, out);
+        break;
+    }
+  }
+  RecomputeCheckAfter();
+}
+
+// A task that never registered, or stopped heartbeating, counts as failed (TonY #606); it may
+// still run somewhere, so it is stopped too.
+void JobStateMachine::FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vector<Command>& out) {
+  std::string why;
+  std::optional<int> exit_code;
+  if (t.registered_ms < 0) {
+    why = "did not register within " + std::to_string(spec_.registration_timeout_ms) +
+          " ms (tony.container.registration.timeout)";
+  } else {
+    why = "lost: no heartbeat for " + std::to_string(HeartbeatExpiryMs()) + " ms";
+    exit_code = kExitHeartbeatLost;
+  }
+  out.push_back(StopTask{t.id, t.attempt, t.container_id, why});
+  EndTask(t, TaskState::kFailed, exit_code, why, now_ms);
+  AfterTaskEnded(t, Describe(t) + " " + why, now_ms, out);
+}
+
+void JobStateMachine::CheckStopGrace(int64_t now_ms, std::vector<Command>& out) {
+  if (now_ms < stop_started_ms_ + kStopGraceMs) return;
+  for (TaskRecord& t : tasks_) {
+    if (IsTerminal(t.state)) continue;
+    EndTask(t, TaskState::kFinished, std::nullopt,
+            "did not stop within " + std::to_string(kStopGraceMs) + " ms", now_ms);
+  }
+  MaybeFinish(out);
+}
+
+std::optional<int64_t> JobStateMachine::TaskDeadlineMs(const TaskRecord& t) const {
+  if (IsTerminal(t.state)) return std::nullopt;
+  if (t.state == TaskState::kAllocated && spec_.registration_timeout_ms > 0) {
+    return t.allocated_ms + spec_.registration_timeout_ms;
+  }
+  if (t.registered_ms >= 0 && HeartbeatExpiryMs() > 0) {
+    return t.last_heartbeat_ms + HeartbeatExpiryMs();
+  }
+  return std::nullopt;
+}
+
+int64_t JobStateMachine::HeartbeatExpiryMs() const {
+  return spec_.heartbeat_interval_ms * std::max(3, spec_.max_missed_heartbeats);
+}
+
+void JobStateMachine::LowerCheckAfter(int64_t deadline_ms) {
+  check_after_ms_ = std::min(check_after_ms_, deadline_ms);
+}
+
+void JobStateMachine::RecomputeCheckAfter() {
+  check_after_ms_ = kNever;
+  if (start_ms_ < 0 || phase_ == JobPhase::kFinished) return;
+  if (phase_ == JobPhase::kStopping) {
+    check_after_ms_ = stop_started_ms_ + kStopGraceMs;
+    return;
+  }
+  if (spec_.application_timeout_ms > 0) LowerCheckAfter(start_ms_ + spec_.application_timeout_ms);
+  if (spec_.mode == DistributedMode::kGang && !spec_published_ && spec_.allocation_timeout_ms > 0) {
+    LowerCheckAfter(start_ms_ + spec_.allocation_timeout_ms);
+  }
+  for (const TaskRecord& t : tasks_) {
+    if (std::optional<int64_t> deadline = TaskDeadlineMs(t)) LowerCheckAfter(*deadline);
+  }
+}
+
+std::optional<int64_t> JobStateMachine::NextDeadlineMs() const {
+  if (check_after_ms_ == kNever) return std::nullopt;
+  return check_after_ms_;
+}
+
+}  // namespace tony::core
