@@ -15,6 +15,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,9 +55,12 @@ class Configuration {
   std::string ToXml() const;
 
  private:
-  void Put(const std::string& key, const std::string& value, const std::string& source,
-           bool final, bool from_file);
+  void Put(const std::string& key, const std::string& value, const std::string& source, bool final,
+           bool from_file);
   std::map<std::string, ConfigValue> entries_;
+  // Keys set by AddOverride/Set: a file layer added later does not replace them (Hadoop's
+  // overlay), so --conf wins whatever order the layers are added in.
+  std::set<std::string> overridden_;
 };
 
 // True for the keys whose --conf values append to the list (TONY-REFERENCE.md §2.9).

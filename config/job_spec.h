@@ -15,39 +15,39 @@ namespace tony {
 enum class DistributedMode { kGang, kFcfs };
 
 struct RoleSpec {
-  std::string name;          // job type, [a-z]+
+  std::string name;  // job type, [a-z]+
   int instances = 0;
   int64_t memory_mb = 2048;  // tony.<role>.memory
   int vcores = 1;
   int gpus = 0;
-  std::string command;       // tony.<role>.command, else tony.containers.command
+  std::string command;                 // tony.<role>.command, else tony.containers.command
   std::vector<std::string> resources;  // tony.<role>.resources + tony.containers.resources
   std::string node_label;
-  std::string docker_image;  // tony.docker.<role>.image, else tony.docker.containers.image
-  bool untracked = false;    // in tony.application.untracked.jobtypes
-  bool sidecar = false;      // in tony.application.sidecar.jobtypes
+  std::string docker_image;      // tony.docker.<role>.image, else tony.docker.containers.image
+  bool untracked = false;        // in tony.application.untracked.jobtypes
+  bool sidecar = false;          // in tony.application.sidecar.jobtypes
   bool stop_on_failure = false;  // in tony.application.stop-on-failure-jobtypes
-  int nproc_per_task = 1;    // tony.<role>.nproc-per-task (processes per container; issue 4)
+  int nproc_per_task = 1;        // tony.<role>.nproc-per-task (processes per container; issue 4)
 };
 
 struct JobSpec {
-  std::string name;                // tony.application.name
-  std::string type;                // tony.application.type
-  std::string queue;               // tony.yarn.queue
-  std::vector<std::string> tags;   // tony.application.tags
-  std::string framework;           // lower case: tensorflow, pytorch, horovod, mxnet, jax,
-                                   // standalone, generic
+  std::string name;               // tony.application.name
+  std::string type;               // tony.application.type
+  std::string queue;              // tony.yarn.queue
+  std::vector<std::string> tags;  // tony.application.tags
+  std::string framework;          // lower case: tensorflow, pytorch, horovod, mxnet, jax,
+                                  // standalone, generic
   DistributedMode mode = DistributedMode::kGang;
-  std::vector<RoleSpec> roles;     // every role with instances > 0, sorted by name
+  std::vector<RoleSpec> roles;  // every role with instances > 0, sorted by name
 
-  int64_t application_timeout_ms = 0;     // 0: none
-  int64_t registration_timeout_ms = -1;   // tony.container.registration.timeout; <= 0: none
-  int64_t allocation_timeout_ms = -1;     // tony.container.allocation.timeout; <= 0: none
+  int64_t application_timeout_ms = 0;    // 0: none
+  int64_t registration_timeout_ms = -1;  // tony.container.registration.timeout; <= 0: none
+  int64_t allocation_timeout_ms = -1;    // tony.container.allocation.timeout; <= 0: none
   int64_t heartbeat_interval_ms = 1000;
   int max_missed_heartbeats = 25;
-  int64_t execution_timeout_ms = 0;       // tony.task.executor.execution-timeout-ms
+  int64_t execution_timeout_ms = 0;  // tony.task.executor.execution-timeout-ms
   int error_message_max_depth = 20;
-  bool fail_on_worker_failure = true;     // our default differs from TonY's (README)
+  bool fail_on_worker_failure = true;  // our default differs from TonY's (README)
 
   std::vector<std::string> container_envs;  // "K=V", tony.containers.envs
   std::vector<std::string> execution_envs;  // "K=V", tony.execution.envs
@@ -58,6 +58,10 @@ struct JobSpec {
   int64_t am_memory_mb = 2048;
   int am_vcores = 1;
   int am_gpus = 0;
+
+  // Local engine capacity overrides (tony.local.memory, tony.local.vcores); 0: detect.
+  int64_t local_memory_mb = 0;
+  int local_vcores = 0;
 
   // The role:index that decides the outcome: "chief" if that role exists, else worker:0
   // (TONY-REFERENCE.md §1.5). chief_role is empty when neither exists.

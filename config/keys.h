@@ -19,10 +19,10 @@ namespace tony {
 enum class KeyType { kString, kInt, kLong, kBool, kMemory, kList, kEnum, kDurationMs };
 
 struct KeySpec {
-  std::string_view name;          // may contain <role> / <group>
+  std::string_view name;  // may contain <role> / <group>
   KeyType type;
-  std::string_view default_value; // "" when unset by default
-  std::string_view unit;          // "ms", "MB", "s", "" ...
+  std::string_view default_value;  // "" when unset by default
+  std::string_view unit;           // "ms", "MB", "s", "" ...
   std::string_view doc;
   std::vector<std::string_view> allowed;  // for kEnum (compared case-insensitively)
 };
@@ -39,5 +39,11 @@ std::optional<std::string> ClosestKnownKey(std::string_view key);
 // "What is accepted" for a key type, for error messages ("a memory size such as 2g, 512m or
 // 4096 (MB)").
 std::string DescribeAccepted(const KeySpec& spec);
+
+// True for the second segment of tony's own key namespaces (application, containers, task,
+// docker, history, ...), which can never name a role.
+bool IsReservedNamespace(std::string_view segment);
+// True when `name` can be a role (job type): [a-z]+, not "am" and not a reserved namespace.
+bool IsRoleName(std::string_view name);
 
 }  // namespace tony

@@ -1,0 +1,213 @@
+#include "config/job_spec.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "common/strings.h"
+#include "config/keys.h"
+#include "config/validator.h"
+
+namespace tony {
+
+using config_internal::Validator;
+
+Result<int64_t> ParseMemoryMb(const std::string& s) {
+  std::string v = ToLower(Trim(s));
+  auto bad = [&] {
+    return InvalidArgument("\"" + s + "\" is not a memory size; expected a memory size such as " +
+                           "2g, 512m or 4096 (MB)");
+  };
+  if (v.empty()) return bad();
+  int64_t scale_kb = 1024;  // kilobytes per unit; a bare number is MB
+  switch (v.back()) {
+    case 'k':
+      scale_kb = 1;
+      break;
+    case 'm':
+      scale_kb = 1024;
+      break;
+    case 'g':
+      scale_kb = 1024LL * 1024;
+      break;
+    case 't':
+      scale_kb = 1024LL * 1024 * 1024;
+      break;
+    default:
+      break;
+  }
+  if (v.back() < '0' || v.back() > '9') v.pop_back();
+  // Digits only: TonY parses with Integer.parseInt, so signs and fractions are not sizes.
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) return bad();
+  std::optional<int64_t> n = ParseInt64(v);
+  if (!n || *n > std::numeric_limits<int64_t>::max() / scale_kb) return bad();
+  int64_t kb = *n * scale_kb;
+  return (kb + 1023) / 1024;
+}
+
+const RoleSpec* JobSpec::FindRole(const std::string& role_name) const {
+  for (const RoleSpec& r : roles) {
+    if (r.name == role_name) return &r;
+  }
+  return nullptr;
+}
+
+int JobSpec::TotalInstances() const {
+  int total = 0;
+  for (const RoleSpec& r : roles) total += r.instances;
+  return total;
+}
+
+int JobSpec::TrackedInstances() const {
+  int total = 0;
+  for (const RoleSpec& r : roles) {
+    if (!r.untracked && !r.sidecar) total += r.instances;
+  }
+  return total;
+}
+
+namespace {
+
+bool Contains(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+// Every name r with a tony.<r>.instances key, whatever its value.
+std::vector<std::string> DeclaredRoles(const Configuration& conf) {
+  std::vector<std::string> roles;
+  for (const auto& [key, value] : conf.entries()) {
+    if (!StartsWith(key, "tony.") || !EndsWith(key, ".instances")) continue;
+    std::string name = key.substr(5, key.size() - 5 - 10);
+    if (IsRoleName(name)) roles.push_back(name);
+  }
+  std::sort(roles.begin(), roles.end());
+  return roles;
+}
+
+RoleSpec BuildRole(Validator& v, const std::string& name, int instances) {
+  const std::string p = "tony." + name + ".";
+  RoleSpec r;
+  r.name = name;
+  r.instances = instances;
+  r.memory_mb = v.Memory(p + "memory", 1);
+  r.vcores = v.Int(p + "vcores", 1);
+  r.gpus = v.Int(p + "gpus", 0);
+  r.nproc_per_task = v.Int(p + "nproc-per-task", 1);
+  r.command = std::string(Trim(v.String(p + "command")));
+  if (r.command.empty()) r.command = std::string(Trim(v.String("tony.containers.command")));
+  if (r.command.empty()) {
+    v.AddError("role " + name + " has no command: set " + p +
+               "command or tony.containers.command (tony submit --executes \"python train.py\" "
+               "sets the latter)");
+  }
+  r.resources = v.List(p + "resources");
+  for (std::string& res : v.List("tony.containers.resources")) r.resources.push_back(res);
+  r.node_label = std::string(Trim(v.String(p + "node-label")));
+  r.docker_image = std::string(Trim(v.String("tony.docker." + name + ".image")));
+  if (r.docker_image.empty()) {
+    r.docker_image = std::string(Trim(v.String("tony.docker.containers.image")));
+  }
+  r.untracked = Contains(v.List("tony.application.untracked.jobtypes"), name);
+  r.sidecar = Contains(v.List("tony.application.sidecar.jobtypes"), name);
+  r.stop_on_failure = Contains(v.List("tony.application.stop-on-failure-jobtypes"), name);
+  return r;
+}
+
+// Roles with instances > 0, sorted by name, with per-role caps (tony.<role>.max-instances).
+std::vector<RoleSpec> BuildRoles(Validator& v, const Configuration& conf) {
+  std::vector<RoleSpec> roles;
+  for (const std::string& name : DeclaredRoles(conf)) {
+    const std::string key = "tony." + name + ".instances";
+    int instances = v.Int(key, 0);
+    if (instances <= 0) continue;
+    int max = v.Int("tony." + name + ".max-instances", std::numeric_limits<int>::min());
+    if (max >= 0 && instances > max) {
+      v.AddError(v.Describe(key) + " exceeds " + v.Describe("tony." + name + ".max-instances"));
+    }
+    roles.push_back(BuildRole(v, name, instances));
+  }
+  return roles;
+}
+
+// TonY's tony.task.max-total-<resource> caps: the sum over roles of amount x instances.
+void CheckTotal(Validator& v, const std::vector<RoleSpec>& roles, const std::string& resource,
+                int64_t (*amount)(const RoleSpec&)) {
+  const std::string cap_key = "tony.task.max-total-" + resource;
+  int64_t cap = resource == "memory" ? v.MemoryCap(cap_key) : v.Long(cap_key, -1);
+  if (cap < 0) return;
+  int64_t total = 0;
+  std::vector<std::string> parts;
+  for (const RoleSpec& r : roles) {
+    total += amount(r) * r.instances;
+    parts.push_back(r.name + ": " + std::to_string(r.instances) + " x " +
+                    std::to_string(amount(r)));
+  }
+  if (total > cap) {
+    v.AddError("total " + resource + " " + std::to_string(total) + " (" + Join(parts, ", ") +
+               ") exceeds " + v.Describe(cap_key));
+  }
+}
+
+void CheckTotals(Validator& v, const std::vector<RoleSpec>& roles) {
+  CheckTotal(v, roles, "instances", [](const RoleSpec&) -> int64_t { return 1; });
+  CheckTotal(v, roles, "gpus", [](const RoleSpec& r) -> int64_t { return r.gpus; });
+  CheckTotal(v, roles, "vcores", [](const RoleSpec& r) -> int64_t { return r.vcores; });
+  CheckTotal(v, roles, "memory", [](const RoleSpec& r) { return r.memory_mb; });
+}
+
+void ReadApplication(Validator& v, JobSpec& spec) {
+  spec.name = v.String("tony.application.name");
+  spec.type = v.String("tony.application.type");
+  spec.queue = std::string(Trim(v.String("tony.yarn.queue")));
+  spec.tags = v.List("tony.application.tags");
+  spec.framework = ToLower(v.Enum("tony.application.framework"));
+  spec.mode = ToLower(v.Enum("tony.application.distributed-mode")) == "fcfs"
+                  ? DistributedMode::kFcfs
+                  : DistributedMode::kGang;
+  spec.application_timeout_ms = v.Long("tony.application.timeout", 0);
+  spec.registration_timeout_ms = v.Long("tony.container.registration.timeout");
+  spec.allocation_timeout_ms = v.Long("tony.container.allocation.timeout");
+  spec.heartbeat_interval_ms = v.Long("tony.task.heartbeat-interval-ms", 1);
+  spec.max_missed_heartbeats = v.Int("tony.task.max-missed-heartbeats", 1);
+  spec.execution_timeout_ms = v.Long("tony.task.executor.execution-timeout-ms", 0);
+  spec.error_message_max_depth = v.Int("tony.task.executor.execution.error-message-max-depth", 0);
+  spec.fail_on_worker_failure = v.Bool("tony.application.fail-on-worker-failure-enabled");
+  spec.container_envs = v.List("tony.containers.envs");
+  spec.execution_envs = v.List("tony.execution.envs");
+  spec.python_exec_path = std::string(Trim(v.String("tony.python-exec-path")));
+  spec.python_venv = std::string(Trim(v.String("tony.python-venv")));
+  spec.src_dir = std::string(Trim(v.String("tony.src-dir")));
+  spec.am_memory_mb = v.Memory("tony.am.memory", 1);
+  spec.am_vcores = v.Int("tony.am.vcores", 1);
+  spec.am_gpus = v.Int("tony.am.gpus", 0);
+  (void)v.Int("tony.am.retry-count", 0);
+}
+
+}  // namespace
+
+Result<JobSpec> BuildJobSpec(const Configuration& conf) {
+  Validator v(conf);
+  v.CheckAllTypes();
+  JobSpec spec;
+  ReadApplication(v, spec);
+  spec.roles = BuildRoles(v, conf);
+  // Only when nothing else is wrong: a bad instances value would otherwise be reported twice.
+  if (spec.roles.empty() && v.ok()) {
+    v.AddError("no tasks: set tony.<role>.instances (e.g. tony.worker.instances=2)");
+  }
+  CheckTotals(v, spec.roles);
+  if (spec.FindRole("chief") != nullptr) {
+    spec.chief_role = "chief";
+  } else if (spec.FindRole("worker") != nullptr) {
+    spec.chief_role = "worker";
+  }
+  spec.chief_index = 0;
+  TONY_RETURN_IF_ERROR(v.ToStatus());
+  return spec;
+}
+
+std::vector<std::string> UnknownKeyWarnings(const Configuration& conf) {
+  return config_internal::UnknownKeyWarnings(conf, DeclaredRoles(conf));
+}
+
+}  // namespace tony

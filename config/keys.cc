@@ -1,0 +1,335 @@
+#include "config/keys.h"
+
+#include <limits>
+#include <map>
+#include <string>
+
+#include "common/strings.h"
+
+namespace tony {
+namespace {
+
+KeySpec Str(std::string_view name, std::string_view def, std::string_view doc) {
+  return {name, KeyType::kString, def, "", doc, {}};
+}
+KeySpec List(std::string_view name, std::string_view def, std::string_view doc) {
+  return {name, KeyType::kList, def, "", doc, {}};
+}
+KeySpec Int(std::string_view name, std::string_view def, std::string_view unit,
+            std::string_view doc) {
+  return {name, KeyType::kInt, def, unit, doc, {}};
+}
+KeySpec Long(std::string_view name, std::string_view def, std::string_view unit,
+             std::string_view doc) {
+  return {name, KeyType::kLong, def, unit, doc, {}};
+}
+KeySpec Ms(std::string_view name, std::string_view def, std::string_view doc) {
+  return {name, KeyType::kDurationMs, def, "ms", doc, {}};
+}
+KeySpec Bool(std::string_view name, std::string_view def, std::string_view doc) {
+  return {name, KeyType::kBool, def, "", doc, {}};
+}
+KeySpec Mem(std::string_view name, std::string_view def, std::string_view doc) {
+  return {name, KeyType::kMemory, def, "MB", doc, {}};
+}
+
+// TONY-REFERENCE.md §2.1 and the tony-only application keys.
+void AddApplicationKeys(std::vector<KeySpec>& k) {
+  k.push_back(Str("tony.yarn.queue", "default", "YARN queue."));
+  k.push_back(Str("tony.application.name", "TensorFlowApplication", "Application name."));
+  k.push_back(Str("tony.application.type", "TONY", "YARN application type."));
+  k.push_back(List("tony.application.tags", "", "Application tags."));
+  k.push_back(Str("tony.application.node-label", "", "Node-label expression for the app."));
+  k.push_back({"tony.application.framework",
+               KeyType::kEnum,
+               "tensorflow",
+               "",
+               "Framework runtime that builds each task's environment.",
+               {"tensorflow", "pytorch", "horovod", "mxnet", "jax", "standalone", "generic"}});
+  k.push_back({"tony.application.distributed-mode",
+               KeyType::kEnum,
+               "GANG",
+               "",
+               "GANG: tasks start once all registered; FCFS: each starts on registration.",
+               {"GANG", "FCFS"}});
+  k.push_back(Bool("tony.application.enable-preprocess", "false",
+                   "Run the command in the coordinator before the tasks."));
+  k.push_back(Ms("tony.application.timeout", "0", "Maximum job runtime; 0: unlimited."));
+  k.push_back(Int("tony.application.num-client-rm-connect-retries", "3", "",
+                  "Client connect retries to the resource manager."));
+  k.push_back(List("tony.application.prepare-stage", "", "Roles of the prepare stage."));
+  k.push_back(List("tony.application.training-stage", "", "Roles of the training stage."));
+  k.push_back(List("tony.application.untracked.jobtypes", "ps",
+                   "Roles not waited for; their failure fails the job."));
+  k.push_back(List("tony.application.sidecar.jobtypes", "tensorboard",
+                   "Roles not waited for; their failure is ignored."));
+  k.push_back(List("tony.application.stop-on-failure-jobtypes", "ps",
+                   "Roles whose failure fails the job immediately."));
+  // Differs from TonY (false): a failed tracked task fails the job unless the user opts out.
+  k.push_back(Bool("tony.application.fail-on-worker-failure-enabled", "true",
+                   "Any tracked task failure fails the job."));
+  k.push_back(Bool("tony.application.security.enabled", "true", "Kerberos/token handling."));
+  k.push_back(Str("tony.application.hdfs-conf-path", "", "Explicit hdfs-site.xml."));
+  k.push_back(Str("tony.application.yarn-conf-path", "", "Explicit yarn-site.xml."));
+  k.push_back(Str("tony.application.mapred-conf-path", "", "Explicit mapred-site.xml."));
+  k.push_back(Str("tony.application.hadoop.location", "", "Hadoop framework tarball."));
+  k.push_back(Str("tony.application.hadoop.classpath", "", "Classpath for coordinator/tasks."));
+  k.push_back(Str("tony.application.tensorboard-log-dir", "", "Enables the sidecar TensorBoard."));
+  k.push_back(Str("tony.application.placement-spec", "", "App-level placement constraint."));
+  k.push_back(List("tony.application.group.<group>", "", "Roles forming group <group>."));
+  k.push_back(Long("tony.application.dependency.<role>.timeout.after.<group>", "", "s",
+                   "Seconds <role> may keep running after all of <group> finished."));
+  k.push_back(Bool("tony.application.dependency.<role>.timeout.after.<group>.ignored", "false",
+                   "On that timeout make <role> untracked instead of failing."));
+  k.push_back(List("tony.other.namenodes", "", "Extra namenodes to fetch tokens for."));
+}
+
+// §2.2 and §2.3.
+void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
+  k.push_back(Int("tony.am.retry-count", "0", "", "Whole-session retries after a failure."));
+  k.push_back(Mem("tony.am.memory", "2g", "Coordinator container memory."));
+  k.push_back(Int("tony.am.vcores", "1", "", "Coordinator container vcores."));
+  k.push_back(Int("tony.am.gpus", "0", "", "Coordinator container GPUs."));
+  k.push_back(Int("tony.am.wait-client-signal-stop-timeout-sec", "15", "s",
+                  "How long the coordinator waits for the client's finish signal."));
+  k.push_back(Ms("tony.am.startup-timeout", "0", "Time the app may stay ACCEPTED; 0: forever."));
+  k.push_back(Str("tony.am.node-label", "", "Node label for the coordinator container."));
+  k.push_back(List("tony.am.resources", "", "Resources localized for the coordinator only."));
+  k.push_back(Str("tony.am.command", "", "Command the coordinator runs in preprocess mode."));
+  k.push_back(Int("tony.task.max-total-instances", "-1", "", "Cap on total instances; -1: none."));
+  k.push_back(Int("tony.task.max-total-gpus", "-1", "", "Cap on total GPUs; -1: none."));
+  k.push_back(Int("tony.task.max-total-vcores", "-1", "", "Cap on total vcores; -1: none."));
+  k.push_back(Mem("tony.task.max-total-memory", "-1", "Cap on total memory; -1: none."));
+  k.push_back(Str("tony.task.am.jvm.opts", "", "Coordinator JVM options (TonY compat)."));
+  k.push_back(Str("tony.task.executor.jvm.opts", "-Xmx1536m", "Executor JVM options (compat)."));
+  k.push_back(Str("tony.task.default.jvm.opts", "", "JVM options for both (TonY compat)."));
+  k.push_back(Str("tony.default.jvm.opts", "", "Azkaban's JVM options key (TonY compat)."));
+  k.push_back(Ms("tony.task.heartbeat-interval-ms", "1000", "Executor heartbeat period."));
+  k.push_back(Int("tony.task.max-missed-heartbeats", "25", "",
+                  "Missed heartbeats before a task (or executor) gives up."));
+  k.push_back(Ms("tony.task.metrics-interval-ms", "5000", "Task metrics sampling period."));
+  k.push_back(Bool("tony.task.gpu-metrics.enabled", "true", "Collect GPU metrics on GPU tasks."));
+  k.push_back(Ms("tony.task.executor.execution-timeout-ms", "0",
+                 "Kill the user process after this; 0: never."));
+  k.push_back(Long("tony.task.executor.registry-timeout-sec", "0", "s",
+                   "Executor's time to register; 0: forever."));
+  k.push_back(Int("tony.task.executor.execution.error-message-max-depth", "20", "",
+                  "stderr lines copied into failure diagnostics."));
+}
+
+// §2.4 (containers and per-role templates) and §2.5.
+void AddContainerKeys(std::vector<KeySpec>& k) {
+  k.push_back(Ms("tony.container.registration.timeout", "-1",
+                 "Time from allocation to registration; <= 0: off."));
+  k.push_back(Ms("tony.container.allocation.timeout", "-1",
+                 "Time for all tasks to register in GANG mode; <= 0: off."));
+  k.push_back(List("tony.containers.resources", "", "Resources for every container."));
+  k.push_back(Str("tony.containers.command", "", "Default command of every role (--executes)."));
+  k.push_back(List("tony.containers.envs", "", "K=V for the container environment."));
+  k.push_back(List("tony.execution.envs", "", "K=V for the user process environment."));
+  k.push_back(Str("tony.containers.placement-spec", "", "Default placement constraint."));
+  k.push_back(List("tony.containers.allocation-tags", "", "Default allocation tags."));
+  k.push_back(Int("tony.<role>.instances", "0", "", "Number of tasks of <role>."));
+  k.push_back(Int("tony.<role>.max-instances", "-1", "", "Admin cap on instances; -1: none."));
+  k.push_back(Mem("tony.<role>.memory", "2g", "Container memory of <role>."));
+  k.push_back(Int("tony.<role>.vcores", "1", "", "Container vcores of <role>."));
+  k.push_back(Int("tony.<role>.gpus", "0", "", "Container GPUs of <role>."));
+  k.push_back(List("tony.<role>.resources", "", "Resources only for <role>."));
+  k.push_back(Str("tony.<role>.command", "", "Command of <role>; else tony.containers.command."));
+  k.push_back(Str("tony.<role>.node-label", "", "Node-label expression for <role>."));
+  k.push_back(Str("tony.<role>.placement-spec", "", "Placement constraint for <role>."));
+  k.push_back(List("tony.<role>.allocation-tags", "", "Allocation tags for <role>."));
+  k.push_back(List("tony.<role>.depends-on", "", "Declared by TonY but unused."));
+  k.push_back(Int("tony.<role>.nproc-per-task", "1", "", "Processes per container of <role>."));
+  k.push_back(Bool("tony.docker.enabled", "false", "Launch containers with Docker."));
+  k.push_back(Str("tony.docker.containers.image", "", "Default Docker image."));
+  k.push_back(Str("tony.docker.<role>.image", "", "Docker image of <role>."));
+  k.push_back(Str("tony.docker.containers.mount", "", "Docker mounts."));
+}
+
+// §2.6 and §2.7.
+void AddMiscKeys(std::vector<KeySpec>& k) {
+  k.push_back(Str("tony.gpu-exec-path", "nvidia-smi", "nvidia-smi binary."));
+  k.push_back(Str("tony.python-exec-path", "", "Python interpreter (--python_binary_path)."));
+  k.push_back(Str("tony.python-venv", "", "Python environment archive (--python_venv)."));
+  k.push_back(Str("tony.src-dir", "", "Source dir or archive (--src_dir)."));
+  for (std::string_view f :
+       {"tony.version-info.version", "tony.version-info.revision", "tony.version-info.branch",
+        "tony.version-info.user", "tony.version-info.date", "tony.version-info.url",
+        "tony.version-info.checksum"}) {
+    k.push_back(Str(f, "", "Build provenance, injected by the client."));
+  }
+  k.push_back(Bool("tony.horovod.mode.test", "false", "Horovod driver test mode."));
+  k.push_back(Bool("tony.horovod.mode.test.fast.fail", "false", "Horovod driver fails at once."));
+  k.push_back(Bool("tony.horovod.driver.mode.debug", "false", "Use tony.driver.command."));
+  k.push_back(Str("tony.history.location", "/path/to/tony-history", "Job history root."));
+  k.push_back(Str("tony.history.intermediate", "${tony.history.location}/intermediate",
+                  "History of running jobs (portal)."));
+  k.push_back(Str("tony.history.finished", "${tony.history.location}/finished",
+                  "History of finished jobs (portal)."));
+  k.push_back(Ms("tony.history.mover-interval-ms", "300000", "Portal mover period."));
+  k.push_back(Str("tony.history.finished-dir-timezone", "UTC", "Zone of yyyy/MM/dd dirs."));
+  k.push_back(Long("tony.history.retention-sec", "2592000", "s", "History retention."));
+  k.push_back(Ms("tony.history.purger-interval-ms", "21600000", "History purger period."));
+  k.push_back(Str("tony.history.host", "", "Legacy portal key."));
+  k.push_back(Str("tony.portal.url", "https://localhost:19886", "Portal URL."));
+  k.push_back(Int("tony.portal.cache.max-entries", "10000", "", "Portal cache size."));
+  k.push_back(Str("tony.keytab.user", "user1", "Portal Kerberos principal."));
+  k.push_back(Str("tony.keytab.location", "/path/to/tony.keytab", "Portal keytab."));
+  k.push_back(Int("tony.https.port", "19886", "", "Portal HTTPS port."));
+  k.push_back(Str("tony.https.keystore.path", "/path/to/keystore", "Portal keystore."));
+  k.push_back(Str("tony.https.keystore.type", "JKS", "Portal keystore type."));
+  k.push_back(Str("tony.https.keystore.password", "password", "Portal keystore password."));
+  k.push_back(Str("tony.https.keystore.algorithm", "SunX509", "Portal keystore algorithm."));
+  k.push_back(Str("tony.http.port", "disabled", "Portal plain HTTP port (dev only)."));
+  k.push_back(Str("tony.secret.key", "changeme", "Portal secret."));
+}
+
+std::vector<KeySpec> BuildRegistry() {
+  std::vector<KeySpec> k;
+  AddApplicationKeys(k);
+  AddAmAndTaskKeys(k);
+  AddContainerKeys(k);
+  AddMiscKeys(k);
+  return k;
+}
+
+bool IsTemplate(std::string_view name) { return name.find('<') != std::string_view::npos; }
+
+bool IsLowerAlpha(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < 'a' || c > 'z') return false;
+  }
+  return true;
+}
+
+bool IsAlpha(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return false;
+  }
+  return true;
+}
+
+std::vector<std::string_view> SplitDots(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t dot = s.find('.', start);
+    out.push_back(s.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (dot == std::string_view::npos) return out;
+    start = dot + 1;
+  }
+}
+
+bool SegmentMatches(std::string_view pattern, std::string_view segment) {
+  if (pattern == "<role>") return IsLowerAlpha(segment) && !IsReservedNamespace(segment);
+  if (pattern == "<group>") return IsAlpha(segment);
+  return pattern == segment;
+}
+
+bool TemplateMatches(std::string_view templ, std::string_view key) {
+  std::vector<std::string_view> t = SplitDots(templ);
+  std::vector<std::string_view> k = SplitDots(key);
+  if (t.size() != k.size()) return false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (!SegmentMatches(t[i], k[i])) return false;
+  }
+  return true;
+}
+
+// The template with each placeholder replaced by the key's segment at the same position, so a
+// misspelt "tony.worker.memroy" is compared with "tony.worker.memory".
+std::string FillTemplate(std::string_view templ, std::string_view key) {
+  std::vector<std::string_view> t = SplitDots(templ);
+  std::vector<std::string_view> k = SplitDots(key);
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (i > 0) out += '.';
+    bool placeholder = !t[i].empty() && t[i].front() == '<';
+    out += (placeholder && i < k.size()) ? k[i] : t[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsReservedNamespace(std::string_view segment) {
+  static const char* const kReserved[] = {
+      "application", "container", "containers", "task",    "docker", "yarn",
+      "history",     "portal",    "execution",  "horovod", "http",   "https",
+      "keytab",      "secret",    "other",      "default", "version"};
+  for (const char* r : kReserved) {
+    if (segment == r) return true;
+  }
+  return false;
+}
+
+bool IsRoleName(std::string_view name) {
+  return IsLowerAlpha(name) && name != "am" && !IsReservedNamespace(name);
+}
+
+const std::vector<KeySpec>& AllKeys() {
+  static const std::vector<KeySpec> kKeys = BuildRegistry();
+  return kKeys;
+}
+
+const KeySpec* FindKeySpec(std::string_view key) {
+  static const std::map<std::string_view, const KeySpec*> kExact = [] {
+    std::map<std::string_view, const KeySpec*> m;
+    for (const KeySpec& s : AllKeys()) {
+      if (!IsTemplate(s.name)) m.emplace(s.name, &s);
+    }
+    return m;
+  }();
+  auto it = kExact.find(key);
+  if (it != kExact.end()) return it->second;
+  for (const KeySpec& s : AllKeys()) {
+    if (IsTemplate(s.name) && TemplateMatches(s.name, key)) return &s;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> ClosestKnownKey(std::string_view key) {
+  constexpr size_t kMaxDistance = 3;
+  std::optional<std::string> best;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  for (const KeySpec& s : AllKeys()) {
+    std::string candidate = IsTemplate(s.name) ? FillTemplate(s.name, key) : std::string(s.name);
+    if (candidate == key) continue;
+    size_t d = EditDistance(key, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = std::move(candidate);
+    }
+  }
+  if (best_distance > kMaxDistance) return std::nullopt;
+  return best;
+}
+
+std::string DescribeAccepted(const KeySpec& spec) {
+  switch (spec.type) {
+    case KeyType::kString:
+      return "a string";
+    case KeyType::kList:
+      return "a comma-separated list";
+    case KeyType::kBool:
+      return "true or false";
+    case KeyType::kMemory:
+      return "a memory size such as 2g, 512m or 4096 (MB)";
+    case KeyType::kDurationMs:
+      return "an integer number of milliseconds";
+    case KeyType::kInt:
+    case KeyType::kLong:
+      if (spec.unit == "s") return "an integer number of seconds";
+      return "an integer";
+    case KeyType::kEnum: {
+      std::vector<std::string> allowed(spec.allowed.begin(), spec.allowed.end());
+      return "one of " + Join(allowed, ", ") + " (case-insensitive)";
+    }
+  }
+  return "a value";
+}
+
+}  // namespace tony

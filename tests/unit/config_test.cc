@@ -1,0 +1,641 @@
+// Unit tests of config/: layered Hadoop XML configuration, the key registry, JobSpec validation.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/files.h"
+#include "config/configuration.h"
+#include "config/job_spec.h"
+#include "config/keys.h"
+
+namespace tony {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+std::string Property(const std::string& name, const std::string& value, bool final = false) {
+  return "  <property>\n    <name>" + name + "</name>\n    <value>" + value + "</value>\n" +
+         (final ? "    <final>true</final>\n" : "") + "  </property>\n";
+}
+
+std::string ConfXml(const std::string& properties) {
+  return "<?xml version=\"1.0\"?>\n<configuration>\n" + properties + "</configuration>\n";
+}
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Result<std::string> dir = MakeTempDir(::testing::TempDir(), "config_test.");
+    ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+    dir_ = *dir;
+  }
+  void TearDown() override { (void)RemoveAll(dir_); }
+
+  // Writes `content` to <temp dir>/<name> and returns the path.
+  std::string Write(const std::string& name, const std::string& content) {
+    std::string path = JoinPath(dir_, name);
+    Status s = WriteFileAtomic(path, content);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return path;
+  }
+
+  // A configuration with a runnable job: two workers and a command.
+  static Configuration Runnable() {
+    Configuration conf = Configuration::WithDefaults();
+    conf.Set("tony.worker.instances", "2", "--conf");
+    conf.Set("tony.containers.command", "python train.py", "--executes");
+    return conf;
+  }
+
+  // The error message BuildJobSpec returns for `conf`; fails the test if it succeeds.
+  static std::string BuildError(const Configuration& conf) {
+    Result<JobSpec> spec = BuildJobSpec(conf);
+    EXPECT_FALSE(spec.ok());
+    if (spec.ok()) return "";
+    EXPECT_EQ(spec.status().code(), StatusCode::kInvalidArgument);
+    return spec.status().message();
+  }
+
+  std::string dir_;
+};
+
+// ---- Configuration layers ----
+
+TEST_F(ConfigTest, DefaultsComeFromTheRegistry) {
+  Configuration conf = Configuration::WithDefaults();
+  EXPECT_EQ(conf.GetOr("tony.yarn.queue", ""), "default");
+  EXPECT_EQ(conf.GetOr("tony.application.name", ""), "TensorFlowApplication");
+  EXPECT_EQ(conf.GetOr("tony.application.fail-on-worker-failure-enabled", ""), "true");
+  EXPECT_EQ(conf.GetOr("tony.container.registration.timeout", ""), "-1");
+  ASSERT_NE(conf.Find("tony.am.memory"), nullptr);
+  EXPECT_EQ(conf.Find("tony.am.memory")->source, "built-in defaults");
+  EXPECT_FALSE(conf.Get("tony.worker.instances").has_value());
+}
+
+TEST_F(ConfigTest, PrecedenceDefaultsThenConfFileThenSiteThenOverride) {
+  std::string job = Write(
+      "tony.xml", ConfXml(Property("tony.yarn.queue", "jobq") + Property("tony.am.vcores", "2") +
+                          Property("tony.application.name", "mine")));
+  std::string site = Write("tony-site.xml", ConfXml(Property("tony.yarn.queue", "siteq") +
+                                                    Property("tony.am.vcores", "3")));
+  Configuration conf = Configuration::WithDefaults();
+  ASSERT_TRUE(conf.AddFile(job).ok());
+  ASSERT_TRUE(conf.AddFile(site).ok());
+  ASSERT_TRUE(conf.AddOverride("tony.am.vcores=4").ok());
+
+  EXPECT_EQ(conf.GetOr("tony.application.name", ""), "mine");
+  EXPECT_EQ(conf.Find("tony.application.name")->source, job);
+  EXPECT_EQ(conf.GetOr("tony.yarn.queue", ""), "siteq");
+  EXPECT_EQ(conf.Find("tony.yarn.queue")->source, site);
+  EXPECT_EQ(conf.GetOr("tony.am.vcores", ""), "4");
+  EXPECT_EQ(conf.Find("tony.am.vcores")->source, "--conf");
+  EXPECT_EQ(conf.GetOr("tony.am.memory", ""), "2g");
+}
+
+TEST_F(ConfigTest, OverrideWinsEvenWhenTheSiteFileIsAddedAfterIt) {
+  std::string site = Write("tony-site.xml", ConfXml(Property("tony.yarn.queue", "siteq")));
+  Configuration conf = Configuration::WithDefaults();
+  ASSERT_TRUE(conf.AddOverride("tony.yarn.queue=mine").ok());
+  ASSERT_TRUE(conf.AddFile(site).ok());
+  EXPECT_EQ(conf.GetOr("tony.yarn.queue", ""), "mine");
+}
+
+TEST_F(ConfigTest, FinalInConfFileBlocksTheSiteFileButNotConf) {
+  std::string job = Write("tony.xml", ConfXml(Property("tony.yarn.queue", "jobq", true) +
+                                              Property("tony.am.gpus", "1", true)));
+  std::string site = Write("tony-site.xml", ConfXml(Property("tony.yarn.queue", "siteq") +
+                                                    Property("tony.am.gpus", "0")));
+  Configuration conf = Configuration::WithDefaults();
+  ASSERT_TRUE(conf.AddFile(job).ok());
+  ASSERT_TRUE(conf.AddFile(site).ok());
+  EXPECT_EQ(conf.GetOr("tony.yarn.queue", ""), "jobq");
+  EXPECT_TRUE(conf.Find("tony.yarn.queue")->final);
+  ASSERT_TRUE(conf.AddOverride("tony.am.gpus=2").ok());
+  EXPECT_EQ(conf.GetOr("tony.am.gpus", ""), "2");
+}
+
+TEST_F(ConfigTest, MultiValueKeysAppendOnConfAndSet) {
+  std::string job = Write("tony.xml", ConfXml(Property("tony.containers.envs", "A=1") +
+                                              Property("tony.yarn.queue", "q1")));
+  Configuration conf = Configuration::WithDefaults();
+  ASSERT_TRUE(conf.AddFile(job).ok());
+  ASSERT_TRUE(conf.AddOverride("tony.containers.envs=B=2").ok());
+  conf.Set("tony.containers.envs", "C=3", "--container_env");
+  ASSERT_TRUE(conf.AddOverride("tony.execution.envs=X=1").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.execution.envs=Y=2").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.containers.resources=hdfs:///a.zip").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.containers.resources=b.txt").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.yarn.queue=q2").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.yarn.queue=q3").ok());
+
+  EXPECT_EQ(conf.GetOr("tony.containers.envs", ""), "A=1,B=2,C=3");
+  EXPECT_EQ(conf.GetOr("tony.execution.envs", ""), "X=1,Y=2");
+  EXPECT_EQ(conf.GetOr("tony.containers.resources", ""), "hdfs:///a.zip,b.txt");
+  EXPECT_EQ(conf.GetOr("tony.yarn.queue", ""), "q3");
+  EXPECT_TRUE(IsMultiValueKey("tony.execution.envs"));
+  EXPECT_FALSE(IsMultiValueKey("tony.worker.resources"));
+}
+
+TEST_F(ConfigTest, FileLayersReplaceMultiValueKeys) {
+  Configuration conf = Configuration::WithDefaults();
+  ASSERT_TRUE(conf.AddXml(ConfXml(Property("tony.containers.envs", "A=1")), "a.xml").ok());
+  ASSERT_TRUE(conf.AddXml(ConfXml(Property("tony.containers.envs", "B=2")), "b.xml").ok());
+  EXPECT_EQ(conf.GetOr("tony.containers.envs", ""), "B=2");
+}
+
+TEST_F(ConfigTest, OverrideNeedsKeyEqualsValue) {
+  Configuration conf;
+  Status no_eq = conf.AddOverride("tony.worker.instances");
+  EXPECT_EQ(no_eq.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(no_eq.message(), HasSubstr("tony.worker.instances"));
+  EXPECT_THAT(no_eq.message(), HasSubstr("key=value"));
+  EXPECT_EQ(conf.AddOverride("=3").code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(conf.AddOverride(" tony.a = x=y ").ok());
+  EXPECT_EQ(conf.GetOr("tony.a", ""), "x=y");
+}
+
+TEST_F(ConfigTest, NonTonyKeysAreKeptSilently) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddXml(ConfXml(Property("yarn.resourcemanager.address", "rm:8032") +
+                                  Property("fs.defaultFS", "hdfs://nn:8020")),
+                          "core.xml")
+                  .ok());
+  EXPECT_EQ(conf.GetOr("fs.defaultFS", ""), "hdfs://nn:8020");
+  EXPECT_THAT(UnknownKeyWarnings(conf), IsEmpty());
+  EXPECT_TRUE(BuildJobSpec(conf).ok());
+}
+
+TEST_F(ConfigTest, MalformedXmlNamesFileAndLine) {
+  std::string path = Write("bad.xml",
+                           "<?xml version=\"1.0\"?>\n<configuration>\n  <property>\n"
+                           "    <name>tony.worker.instances</name>\n    <value>2</vaule>\n"
+                           "  </property>\n</configuration>\n");
+  Configuration conf;
+  Status s = conf.AddFile(path);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr(path + ":5: malformed XML: "));
+}
+
+TEST_F(ConfigTest, PropertyWithoutNameNamesFileAndLine) {
+  Configuration conf;
+  Status s = conf.AddXml(
+      "<configuration>\n<property><name>a</name><value>1</value></property>\n"
+      "<property>\n  <value>2</value>\n</property>\n</configuration>\n",
+      "/x/tony.xml");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("/x/tony.xml:3: <property> without a <name>"));
+}
+
+TEST_F(ConfigTest, WrongRootAndMissingFileAreErrors) {
+  Configuration conf;
+  Status root = conf.AddXml("<conf>\n</conf>", "f.xml");
+  EXPECT_THAT(root.message(), HasSubstr("f.xml:1: expected a <configuration> root element"));
+  Status missing = conf.AddFile(dir_ + "/nope.xml");
+  EXPECT_FALSE(missing.ok());
+  EXPECT_THAT(missing.message(), HasSubstr(dir_ + "/nope.xml"));
+}
+
+TEST_F(ConfigTest, AttributeFormAndPropertiesWithoutValue) {
+  Configuration conf;
+  ASSERT_TRUE(conf.AddXml("<configuration><property name=\"a.b\" value=\"1\" final=\"true\"/>"
+                          "<property><name>no.value</name></property></configuration>",
+                          "f.xml")
+                  .ok());
+  EXPECT_EQ(conf.GetOr("a.b", ""), "1");
+  EXPECT_TRUE(conf.Find("a.b")->final);
+  EXPECT_EQ(conf.Find("no.value"), nullptr);
+}
+
+TEST_F(ConfigTest, ToXmlRoundTrips) {
+  Configuration conf = Configuration::WithDefaults();
+  ASSERT_TRUE(conf.AddXml(ConfXml(Property("tony.yarn.queue", "q", true)), "/u/tony.xml").ok());
+  conf.Set("tony.containers.command", "python t.py --a='x' && echo \"<done>\" & true", "--conf");
+  conf.Set("tony.execution.envs", "  spaced  ", "--shell_env");
+  conf.Set("odd", "line1\nline2", "--conf");
+  conf.Set("empty", "", "--conf");
+  std::string xml = conf.ToXml();
+  EXPECT_THAT(xml, HasSubstr("<source>/u/tony.xml</source>"));
+  EXPECT_THAT(xml, HasSubstr("<final>true</final>"));
+
+  Configuration back;
+  ASSERT_TRUE(back.AddXml(xml, "tony-final.xml").ok());
+  ASSERT_EQ(back.entries().size(), conf.entries().size());
+  for (const auto& [key, v] : conf.entries()) {
+    const ConfigValue* b = back.Find(key);
+    ASSERT_NE(b, nullptr) << key;
+    EXPECT_EQ(b->value, v.value) << key;
+    EXPECT_EQ(b->final, v.final) << key;
+    EXPECT_EQ(b->source, v.source) << key;
+  }
+}
+
+TEST_F(ConfigTest, GetExpandsVariables) {
+  Configuration conf = Configuration::WithDefaults();
+  conf.Set("tony.history.location", "/h", "--conf");
+  EXPECT_EQ(conf.GetOr("tony.history.intermediate", ""), "/h/intermediate");
+  conf.Set("a", "${b}-${missing}", "--conf");
+  conf.Set("b", "${c}", "--conf");
+  conf.Set("c", "C", "--conf");
+  EXPECT_EQ(conf.GetOr("a", ""), "C-${missing}");
+  conf.Set("self", "x${self}", "--conf");
+  EXPECT_THAT(conf.GetOr("self", ""), HasSubstr("${self}"));
+  const char* old_user = std::getenv("USER");
+  std::string saved = old_user != nullptr ? old_user : "";
+  setenv("USER", "alice", 1);
+  conf.Set("dir", "/user/${user.name}/x", "--conf");
+  EXPECT_EQ(conf.GetOr("dir", ""), "/user/alice/x");
+  if (old_user != nullptr) {
+    setenv("USER", saved.c_str(), 1);
+  } else {
+    unsetenv("USER");
+  }
+  EXPECT_EQ(conf.Find("dir")->value, "/user/${user.name}/x");
+}
+
+// ---- Key registry ----
+
+TEST(KeysTest, FindsConcreteAndTemplateKeys) {
+  const KeySpec* mem = FindKeySpec("tony.worker.memory");
+  ASSERT_NE(mem, nullptr);
+  EXPECT_EQ(mem->name, "tony.<role>.memory");
+  EXPECT_EQ(mem->type, KeyType::kMemory);
+  EXPECT_EQ(mem->default_value, "2g");
+  ASSERT_NE(FindKeySpec("tony.am.memory"), nullptr);
+  EXPECT_EQ(FindKeySpec("tony.am.memory")->name, "tony.am.memory");
+  ASSERT_NE(FindKeySpec("tony.docker.ps.image"), nullptr);
+  ASSERT_NE(FindKeySpec("tony.application.dependency.evaluator.timeout.after.Training"), nullptr);
+  ASSERT_NE(FindKeySpec("tony.worker.nproc-per-task"), nullptr);
+  EXPECT_EQ(FindKeySpec("tony.worker1.memory"), nullptr);
+  EXPECT_EQ(FindKeySpec("tony.application.memory"), nullptr);
+  EXPECT_EQ(FindKeySpec("tony.worker.memroy"), nullptr);
+}
+
+TEST(KeysTest, EveryKeyOfTheReferenceTablesIsRegistered) {
+  for (const char* key : {"tony.yarn.queue",
+                          "tony.application.tags",
+                          "tony.application.enable-preprocess",
+                          "tony.application.num-client-rm-connect-retries",
+                          "tony.application.prepare-stage",
+                          "tony.application.training-stage",
+                          "tony.application.security.enabled",
+                          "tony.application.hadoop.location",
+                          "tony.application.placement-spec",
+                          "tony.application.group.A",
+                          "tony.other.namenodes",
+                          "tony.am.retry-count",
+                          "tony.am.wait-client-signal-stop-timeout-sec",
+                          "tony.am.startup-timeout",
+                          "tony.docker.am.image",
+                          "tony.task.max-total-gpus",
+                          "tony.task.executor.jvm.opts",
+                          "tony.task.metrics-interval-ms",
+                          "tony.task.gpu-metrics.enabled",
+                          "tony.task.executor.registry-timeout-sec",
+                          "tony.container.allocation.timeout",
+                          "tony.containers.placement-spec",
+                          "tony.ps.allocation-tags",
+                          "tony.ps.depends-on",
+                          "tony.docker.enabled",
+                          "tony.docker.containers.mount",
+                          "tony.gpu-exec-path",
+                          "tony.version-info.checksum",
+                          "tony.horovod.driver.mode.debug",
+                          "tony.driver.command",
+                          "tony.tensorboard.instances",
+                          "tony.history.retention-sec",
+                          "tony.portal.url",
+                          "tony.keytab.user",
+                          "tony.https.keystore.algorithm",
+                          "tony.http.port",
+                          "tony.secret.key",
+                          "tony.python-venv",
+                          "tony.src-dir",
+                          "tony.python-exec-path"}) {
+    EXPECT_NE(FindKeySpec(key), nullptr) << key;
+  }
+}
+
+TEST(KeysTest, ClosestKnownKeyFillsTheRole) {
+  EXPECT_EQ(ClosestKnownKey("tony.worker.memroy"), "tony.worker.memory");
+  EXPECT_EQ(ClosestKnownKey("tony.ps.instance"), "tony.ps.instances");
+  EXPECT_EQ(ClosestKnownKey("tony.applicaton.name"), "tony.application.name");
+  EXPECT_EQ(ClosestKnownKey("tony.completely.unrelated.thing"), std::nullopt);
+}
+
+TEST(KeysTest, DescribeAccepted) {
+  EXPECT_EQ(DescribeAccepted(*FindKeySpec("tony.worker.memory")),
+            "a memory size such as 2g, 512m or 4096 (MB)");
+  EXPECT_EQ(DescribeAccepted(*FindKeySpec("tony.docker.enabled")), "true or false");
+  EXPECT_THAT(DescribeAccepted(*FindKeySpec("tony.application.framework")),
+              HasSubstr("tensorflow, pytorch, horovod, mxnet, jax, standalone, generic"));
+}
+
+TEST(KeysTest, RoleNames) {
+  EXPECT_TRUE(IsRoleName("worker"));
+  EXPECT_TRUE(IsRoleName("tensorboard"));
+  EXPECT_FALSE(IsRoleName("am"));
+  EXPECT_FALSE(IsRoleName("containers"));
+  EXPECT_FALSE(IsRoleName("task"));
+  EXPECT_FALSE(IsRoleName("worker2"));
+  EXPECT_FALSE(IsRoleName("Worker"));
+  EXPECT_FALSE(IsRoleName("my_role"));
+}
+
+// ---- Memory ----
+
+TEST(MemoryTest, ParsesSizes) {
+  EXPECT_EQ(*ParseMemoryMb("2g"), 2048);
+  EXPECT_EQ(*ParseMemoryMb("2G"), 2048);
+  EXPECT_EQ(*ParseMemoryMb("512m"), 512);
+  EXPECT_EQ(*ParseMemoryMb("512M"), 512);
+  EXPECT_EQ(*ParseMemoryMb("4096"), 4096);
+  EXPECT_EQ(*ParseMemoryMb(" 3g "), 3072);
+  EXPECT_EQ(*ParseMemoryMb("1t"), 1024 * 1024);
+  EXPECT_EQ(*ParseMemoryMb("2048k"), 2);
+  EXPECT_EQ(*ParseMemoryMb("1k"), 1);
+  EXPECT_EQ(*ParseMemoryMb("0"), 0);
+}
+
+TEST(MemoryTest, RejectsGarbage) {
+  for (const char* bad : {"", "lots", "-1", "-2g", "1.5g", "g", "2gb", "2 g x", "+2g", "0x10",
+                          "99999999999999999999", "9223372036854775807t"}) {
+    Result<int64_t> r = ParseMemoryMb(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) {
+      EXPECT_THAT(r.status().message(), HasSubstr("2g, 512m or 4096 (MB)"));
+    }
+  }
+}
+
+// ---- JobSpec ----
+
+using JobSpecTest = ConfigTest;
+
+TEST_F(JobSpecTest, JobSpecFromDefaults) {
+  Result<JobSpec> spec = BuildJobSpec(Runnable());
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->name, "TensorFlowApplication");
+  EXPECT_EQ(spec->type, "TONY");
+  EXPECT_EQ(spec->queue, "default");
+  EXPECT_EQ(spec->framework, "tensorflow");
+  EXPECT_EQ(spec->mode, DistributedMode::kGang);
+  EXPECT_TRUE(spec->fail_on_worker_failure);
+  EXPECT_EQ(spec->registration_timeout_ms, -1);
+  EXPECT_EQ(spec->allocation_timeout_ms, -1);
+  EXPECT_EQ(spec->heartbeat_interval_ms, 1000);
+  EXPECT_EQ(spec->max_missed_heartbeats, 25);
+  EXPECT_EQ(spec->error_message_max_depth, 20);
+  EXPECT_EQ(spec->am_memory_mb, 2048);
+  ASSERT_EQ(spec->roles.size(), 1u);
+  const RoleSpec& w = spec->roles[0];
+  EXPECT_EQ(w.name, "worker");
+  EXPECT_EQ(w.instances, 2);
+  EXPECT_EQ(w.memory_mb, 2048);
+  EXPECT_EQ(w.vcores, 1);
+  EXPECT_EQ(w.gpus, 0);
+  EXPECT_EQ(w.nproc_per_task, 1);
+  EXPECT_EQ(w.command, "python train.py");
+  EXPECT_EQ(spec->chief_role, "worker");
+  EXPECT_EQ(spec->chief_index, 0);
+}
+
+TEST_F(JobSpecTest, JobSpecReadsEveryField) {
+  Configuration conf = Runnable();
+  for (const char* kv : {"tony.application.name=n",
+                         "tony.application.tags=a, b",
+                         "tony.application.framework=PyTorch",
+                         "tony.application.distributed-mode=fcfs",
+                         "tony.worker.memory=3g",
+                         "tony.worker.vcores=4",
+                         "tony.worker.gpus=2",
+                         "tony.worker.nproc-per-task=8",
+                         "tony.worker.command=python w.py",
+                         "tony.worker.resources=w.txt",
+                         "tony.containers.resources=c.txt",
+                         "tony.worker.node-label=gpu",
+                         "tony.docker.containers.image=img:1",
+                         "tony.containers.envs=A=1",
+                         "tony.execution.envs=B=2",
+                         "tony.python-venv=/v.zip",
+                         "tony.src-dir=/src",
+                         "tony.python-exec-path=/usr/bin/python3",
+                         "tony.am.memory=1024",
+                         "tony.application.fail-on-worker-failure-enabled=FALSE",
+                         "tony.application.timeout=60000"}) {
+    ASSERT_TRUE(conf.AddOverride(kv).ok()) << kv;
+  }
+  Result<JobSpec> spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->framework, "pytorch");
+  EXPECT_EQ(spec->mode, DistributedMode::kFcfs);
+  EXPECT_THAT(spec->tags, ElementsAre("a", "b"));
+  EXPECT_FALSE(spec->fail_on_worker_failure);
+  EXPECT_EQ(spec->application_timeout_ms, 60000);
+  EXPECT_EQ(spec->am_memory_mb, 1024);
+  EXPECT_THAT(spec->container_envs, ElementsAre("A=1"));
+  EXPECT_THAT(spec->execution_envs, ElementsAre("B=2"));
+  EXPECT_EQ(spec->python_venv, "/v.zip");
+  EXPECT_EQ(spec->src_dir, "/src");
+  EXPECT_EQ(spec->python_exec_path, "/usr/bin/python3");
+  const RoleSpec* w = spec->FindRole("worker");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->memory_mb, 3072);
+  EXPECT_EQ(w->vcores, 4);
+  EXPECT_EQ(w->gpus, 2);
+  EXPECT_EQ(w->nproc_per_task, 8);
+  EXPECT_EQ(w->command, "python w.py");
+  EXPECT_THAT(w->resources, ElementsAre("w.txt", "c.txt"));
+  EXPECT_EQ(w->node_label, "gpu");
+  EXPECT_EQ(w->docker_image, "img:1");
+}
+
+TEST_F(JobSpecTest, RolesAreDiscoveredSortedAndFiltered) {
+  Configuration conf = Runnable();
+  for (const char* kv :
+       {"tony.ps.instances=1", "tony.evaluator.instances=1", "tony.chief.instances=1",
+        "tony.idle.instances=0", "tony.worker2.instances=3", "tony.my_role.instances=1",
+        "tony.am.instances=1", "tony.containers.instances=1", "tony.task.instances=1",
+        "tony.application.instances=1"}) {
+    ASSERT_TRUE(conf.AddOverride(kv).ok());
+  }
+  Result<JobSpec> spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  std::vector<std::string> names;
+  for (const RoleSpec& r : spec->roles) names.push_back(r.name);
+  EXPECT_THAT(names, ElementsAre("chief", "evaluator", "ps", "worker"));
+  EXPECT_EQ(spec->chief_role, "chief");
+  EXPECT_EQ(spec->TotalInstances(), 5);
+}
+
+TEST_F(JobSpecTest, NoChiefWithoutChiefOrWorker) {
+  Configuration conf = Configuration::WithDefaults();
+  conf.Set("tony.containers.command", "run", "--executes");
+  conf.Set("tony.server.instances", "2", "--conf");
+  Result<JobSpec> spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->chief_role, "");
+}
+
+TEST_F(JobSpecTest, TrackedUntrackedSidecarDefaults) {
+  Configuration conf = Runnable();
+  conf.Set("tony.ps.instances", "2", "--conf");
+  conf.Set("tony.tensorboard.instances", "1", "--conf");
+  conf.Set("tony.evaluator.instances", "1", "--conf");
+  Result<JobSpec> spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  const RoleSpec* ps = spec->FindRole("ps");
+  const RoleSpec* tb = spec->FindRole("tensorboard");
+  const RoleSpec* ev = spec->FindRole("evaluator");
+  ASSERT_TRUE(ps && tb && ev);
+  EXPECT_TRUE(ps->untracked);
+  EXPECT_TRUE(ps->stop_on_failure);
+  EXPECT_FALSE(ps->sidecar);
+  EXPECT_TRUE(tb->sidecar);
+  EXPECT_FALSE(tb->untracked);
+  EXPECT_FALSE(ev->untracked || ev->sidecar || ev->stop_on_failure);
+  EXPECT_EQ(spec->TotalInstances(), 6);
+  EXPECT_EQ(spec->TrackedInstances(), 3);
+
+  conf.Set("tony.application.untracked.jobtypes", "evaluator", "--conf");
+  conf.Set("tony.application.stop-on-failure-jobtypes", "", "--conf");
+  spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_FALSE(spec->FindRole("ps")->untracked);
+  EXPECT_FALSE(spec->FindRole("ps")->stop_on_failure);
+  EXPECT_TRUE(spec->FindRole("evaluator")->untracked);
+}
+
+TEST_F(JobSpecTest, BadValueErrorsNameKeyFileValueAndAccepted) {
+  std::string path = Write("tony.xml", ConfXml(Property("tony.worker.instances", "2") +
+                                               Property("tony.worker.memory", "lots")));
+  Configuration conf = Configuration::WithDefaults();
+  ASSERT_TRUE(conf.AddFile(path).ok());
+  conf.Set("tony.containers.command", "x", "--executes");
+  EXPECT_EQ(BuildError(conf), "tony.worker.memory = \"lots\" (from " + path +
+                                  "): expected a memory size such as 2g, 512m or 4096 (MB)");
+}
+
+TEST_F(JobSpecTest, TypeErrorsForEveryKind) {
+  struct Case {
+    const char* kv;
+    const char* expected;
+  } cases[] = {
+      {"tony.worker.vcores=two", "tony.worker.vcores = \"two\" (from --conf): expected an integer"},
+      {"tony.worker.vcores=0",
+       "tony.worker.vcores = \"0\" (from --conf): expected an integer >= 1"},
+      {"tony.worker.gpus=-1", "tony.worker.gpus = \"-1\" (from --conf): expected an integer >= 0"},
+      {"tony.worker.instances=-2",
+       "tony.worker.instances = \"-2\" (from --conf): expected an integer >= 0"},
+      {"tony.worker.nproc-per-task=0",
+       "tony.worker.nproc-per-task = \"0\" (from --conf): expected an integer >= 1"},
+      {"tony.docker.enabled=yes",
+       "tony.docker.enabled = \"yes\" (from --conf): expected true or "
+       "false"},
+      {"tony.application.framework=caffe",
+       "tony.application.framework = \"caffe\" (from --conf): expected one of tensorflow, "
+       "pytorch, horovod, mxnet, jax, standalone, generic (case-insensitive)"},
+      {"tony.application.distributed-mode=ALL",
+       "tony.application.distributed-mode = \"ALL\" (from --conf): expected one of GANG, FCFS "
+       "(case-insensitive)"},
+      {"tony.task.heartbeat-interval-ms=0",
+       "tony.task.heartbeat-interval-ms = \"0\" (from --conf): expected an integer >= 1"},
+      {"tony.application.timeout=soon",
+       "tony.application.timeout = \"soon\" (from --conf): expected an integer number of "
+       "milliseconds"},
+      {"tony.am.wait-client-signal-stop-timeout-sec=x",
+       "tony.am.wait-client-signal-stop-timeout-sec = \"x\" (from --conf): expected an integer "
+       "number of seconds"},
+      {"tony.portal.cache.max-entries=99999999999",
+       "tony.portal.cache.max-entries = \"99999999999\" (from --conf): expected an integer"},
+      {"tony.worker.memory=0",
+       "tony.worker.memory = \"0\" (from --conf): expected a memory size of at least 1 MB"},
+  };
+  for (const Case& c : cases) {
+    Configuration conf = Runnable();
+    ASSERT_TRUE(conf.AddOverride(c.kv).ok());
+    EXPECT_EQ(BuildError(conf), c.expected) << c.kv;
+  }
+}
+
+TEST_F(JobSpecTest, EveryErrorIsReported) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.worker.vcores=0").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.am.memory=huge").ok());
+  std::string err = BuildError(conf);
+  EXPECT_THAT(err, HasSubstr("tony.worker.vcores = \"0\""));
+  EXPECT_THAT(err, HasSubstr("tony.am.memory = \"huge\""));
+}
+
+TEST_F(JobSpecTest, NoTasksIsAnError) {
+  Configuration conf = Configuration::WithDefaults();
+  conf.Set("tony.containers.command", "x", "--executes");
+  EXPECT_EQ(BuildError(conf), "no tasks: set tony.<role>.instances (e.g. tony.worker.instances=2)");
+  conf.Set("tony.worker.instances", "0", "--conf");
+  EXPECT_THAT(BuildError(conf), HasSubstr("no tasks"));
+}
+
+TEST_F(JobSpecTest, RoleWithoutCommandIsAnError) {
+  Configuration conf = Configuration::WithDefaults();
+  conf.Set("tony.worker.instances", "1", "--conf");
+  conf.Set("tony.ps.instances", "1", "--conf");
+  conf.Set("tony.ps.command", "run-ps", "--conf");
+  std::string err = BuildError(conf);
+  EXPECT_THAT(err, HasSubstr("role worker has no command"));
+  EXPECT_THAT(err, HasSubstr("tony.worker.command"));
+  EXPECT_THAT(err, HasSubstr("tony.containers.command"));
+  EXPECT_THAT(err, HasSubstr("--executes"));
+  EXPECT_THAT(err, ::testing::Not(HasSubstr("role ps")));
+}
+
+TEST_F(JobSpecTest, LimitsAreEnforced) {
+  std::string site = Write("tony-site.xml", ConfXml(Property("tony.worker.max-instances", "3") +
+                                                    Property("tony.task.max-total-instances", "4") +
+                                                    Property("tony.task.max-total-gpus", "2") +
+                                                    Property("tony.task.max-total-memory", "8g")));
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddFile(site).ok());
+  ASSERT_TRUE(BuildJobSpec(conf).ok());
+
+  conf.Set("tony.worker.instances", "4", "--conf");
+  conf.Set("tony.ps.instances", "1", "--conf");
+  conf.Set("tony.worker.gpus", "1", "--conf");
+  std::string err = BuildError(conf);
+  EXPECT_THAT(err, HasSubstr("tony.worker.instances = \"4\" (from --conf) exceeds "
+                             "tony.worker.max-instances = \"3\" (from " +
+                             site + ")"));
+  EXPECT_THAT(err, HasSubstr("total instances 5 (ps: 1 x 1, worker: 4 x 1) exceeds "
+                             "tony.task.max-total-instances = \"4\" (from " +
+                             site + ")"));
+  EXPECT_THAT(err, HasSubstr("total gpus 4"));
+  EXPECT_THAT(err, HasSubstr("tony.task.max-total-gpus"));
+  EXPECT_THAT(err, HasSubstr("total memory 10240"));
+  EXPECT_THAT(err, HasSubstr("tony.task.max-total-memory = \"8g\""));
+}
+
+TEST_F(JobSpecTest, UnknownKeyWarningsSuggestTheClosestKey) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(
+      conf.AddXml(
+              ConfXml(Property("tony.worker.memroy", "4g") + Property("tony.wroker.vcores", "2") +
+                      Property("tony.worker1.instances", "1") + Property("tony.zzz.qqq.www", "1") +
+                      Property("tony.application.name", "ok")),
+              "/t/tony.xml")
+          .ok());
+  std::vector<std::string> w = UnknownKeyWarnings(conf);
+  ASSERT_EQ(w.size(), 4u) << testing::PrintToString(w);
+  EXPECT_EQ(w[0],
+            "unknown key tony.worker.memroy (from /t/tony.xml); did you mean tony.worker.memory?");
+  EXPECT_THAT(w[1], HasSubstr("unknown key tony.worker1.instances (from /t/tony.xml)"));
+  EXPECT_THAT(w[1], HasSubstr("[a-z]+"));
+  EXPECT_THAT(w[2], HasSubstr("key tony.wroker.vcores (from /t/tony.xml)"));
+  EXPECT_THAT(w[2], HasSubstr("did you mean tony.worker.vcores?"));
+  EXPECT_EQ(w[3], "unknown key tony.zzz.qqq.www (from /t/tony.xml)");
+}
+
+}  // namespace
+}  // namespace tony
