@@ -12,7 +12,7 @@ std::string RenderTaskTable(const rpc::JobStatus& status) {
   std::vector<const rpc::TaskStatus*> tasks;
   for (const auto& t : status.tasks()) tasks.push_back(&t);
   std::stable_sort(tasks.begin(), tasks.end(), [](const auto* a, const auto* b) {
-    return std::tie(a->role(), a->index()) < std::tie(b->role(), b->index());
+    return std::make_pair(a->role(), a->index()) < std::make_pair(b->role(), b->index());
   });
   for (const auto* t : tasks) {
     std::string address = t->host().empty() ? "-" : t->host() + ":" + std::to_string(t->port());

@@ -32,7 +32,14 @@ class LogMessage {
 
 }  // namespace tony
 
-#define TONY_LOG(level)                                              \
-  if (::tony::LogLevel::level < ::tony::GetLogLevel()) {             \
-  } else                                                             \
-    ::tony::LogMessage(::tony::LogLevel::level).stream()
+namespace tony {
+// Turns the stream expression into void so TONY_LOG can be a ternary (no dangling else).
+struct LogVoidify {
+  void operator&(std::ostream&) {}
+};
+}  // namespace tony
+
+#define TONY_LOG(level)                                        \
+  (::tony::LogLevel::level < ::tony::GetLogLevel())            \
+      ? (void)0                                                \
+      : ::tony::LogVoidify() & ::tony::LogMessage(::tony::LogLevel::level).stream()

@@ -13,7 +13,7 @@
 
 namespace tony {
 
-std::unique_ptr<Coordinator::Service> MakeCoordinatorService(Coordinator* c);
+std::unique_ptr<grpc::Service> MakeCoordinatorService(Coordinator* c);
 
 namespace {
 

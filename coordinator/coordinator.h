@@ -104,7 +104,7 @@ class Coordinator final : public engine::EngineListener {
   asio::steady_timer tick_timer_;
   core::JobStateMachine machine_;
   std::unique_ptr<engine::Engine> engine_;
-  std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Service> service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   int64_t start_wall_ms_ = 0;

@@ -76,7 +76,7 @@ class Coordinator::Service final : public rpc::Coordinator::CallbackService {
   Coordinator* c_;
 };
 
-std::unique_ptr<Coordinator::Service> MakeCoordinatorService(Coordinator* c) {
+std::unique_ptr<grpc::Service> MakeCoordinatorService(Coordinator* c) {
   return std::make_unique<Coordinator::Service>(c);
 }
 

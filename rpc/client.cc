@@ -12,7 +12,7 @@ bool CallHasSecret(const grpc::ServerContextBase& context, const std::string& se
   if (given.size() != secret.size()) return false;
   unsigned char diff = 0;
   for (size_t i = 0; i < secret.size(); ++i) {
-    diff |= static_cast<unsigned char>(given[i] ^ secret[i]);
+    diff |= static_cast<unsigned char>(given.data()[i] ^ secret[i]);
   }
   return diff == 0;
 }
