@@ -1,0 +1,74 @@
+// Hadoop delegation tokens and the credentials ("token storage") file (HADOOP-IPC.md §3).
+//
+// The NodeManager writes every container's tokens to $HADOOP_TOKEN_FILE_LOCATION, always in the
+// Writable format (format 0); ContainerLaunchContextProto.tokens carries the same bytes. Both
+// formats are read; either can be written.
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tony::hadoop::security {
+
+// hadoop.common.TokenProto / org.apache.hadoop.security.token.Token (§3).
+struct Token {
+  std::string identifier;  // opaque bytes (a serialized *TokenIdentifierProto for YARN)
+  std::string password;    // opaque bytes
+  std::string kind;        // e.g. "YARN_AM_RM_TOKEN", "NMToken"
+  std::string service;     // usually "host:port"; empty for the AMRMToken
+
+  friend bool operator==(const Token&, const Token&) = default;
+};
+
+// Token kinds used by YARN and HDFS (§3).
+inline constexpr std::string_view kAmRmTokenKind = "YARN_AM_RM_TOKEN";
+inline constexpr std::string_view kNmTokenKind = "NMToken";
+inline constexpr std::string_view kContainerTokenKind = "ContainerToken";
+inline constexpr std::string_view kRmDelegationTokenKind = "RM_DELEGATION_TOKEN";
+inline constexpr std::string_view kHdfsDelegationTokenKind = "HDFS_DELEGATION_TOKEN";
+
+class Credentials {
+ public:
+  // §3: "HDTS" then one format byte.
+  enum class Format : uint8_t { kWritable = 0, kProtobuf = 1 };
+
+  // Adds or replaces (same alias) a token / a secret; insertion order is kept.
+  void AddToken(std::string alias, Token token);
+  void AddSecret(std::string alias, std::string secret);
+
+  const std::vector<std::pair<std::string, Token>>& tokens() const { return tokens_; }
+  const std::vector<std::pair<std::string, std::string>>& secrets() const { return secrets_; }
+
+  // The first token of `kind`; with a service, the first of that kind and service.
+  // The AMRMToken has an empty alias and service: find it by kind alone (§3).
+  const Token* FindToken(std::string_view kind) const;
+  const Token* FindToken(std::string_view kind, std::string_view service) const;
+  const std::string* FindSecret(std::string_view alias) const;
+
+  // Parses a whole token storage stream in either format.
+  static Result<Credentials> Parse(std::string_view bytes);
+  static Result<Credentials> ReadFile(const std::string& path);
+  // Reads $HADOOP_TOKEN_FILE_LOCATION; kNotFound when the variable is unset.
+  static Result<Credentials> FromEnvironment();
+
+  std::string Serialize(Format format) const;
+  // Writes atomically (temporary file + rename), mode 0600: tokens are secrets.
+  Status WriteFile(const std::string& path, Format format) const;
+
+ private:
+  std::vector<std::pair<std::string, Token>> tokens_;
+  std::vector<std::pair<std::string, std::string>> secrets_;
+};
+
+// Hadoop's WritableUtils variable-length integers (not protobuf varints, §3).
+void AppendWritableVLong(int64_t value, std::string* out);
+// Reads one at data[*pos]; advances *pos. False if truncated.
+bool ReadWritableVLong(std::string_view data, size_t* pos, int64_t* value);
+
+}  // namespace tony::hadoop::security
