@@ -45,6 +45,9 @@ class Configuration {
   // tony.containers.command from --executes). Multi-value keys are appended, as for --conf.
   void Set(const std::string& key, const std::string& value, const std::string& source);
 
+  // The value with ${name} references expanded as Hadoop's get() does: a name is another key of
+  // this configuration, or user.name ($USER); undefined references stay as written. Find() and
+  // entries() give the raw values.
   std::optional<std::string> Get(const std::string& key) const;
   std::string GetOr(const std::string& key, const std::string& fallback) const;
   const ConfigValue* Find(const std::string& key) const;
