@@ -167,7 +167,16 @@ Status Connection::SaslHandshake(bool* use_simple) {
   TONY_RETURN_IF_ERROR(send(initiate));
 
   while (true) {
-    TONY_ASSIGN_OR_RETURN(RpcSaslProto reply, receive());
+    Result<RpcSaslProto> next = receive();
+    if (!next.ok() && next.status().code() == StatusCode::kUnavailable) {
+      // A server that cannot make sense of the token identifier drops the connection without a
+      // FATAL reply; reconnecting with the same token would not help.
+      return Unauthenticated("SASL: the server closed the connection after our " +
+                             std::string(options_.token->kind) +
+                             " token was sent (token not accepted?): " + next.status().message());
+    }
+    if (!next.ok()) return next.status();
+    RpcSaslProto reply = std::move(next).value();
     if (reply.state() == RpcSaslProto::SUCCESS) {
       return digest.VerifyServerFinal(reply.token());  // §1.9 step 5
     }

@@ -1,0 +1,214 @@
+// Integration test (label "yarn"): hadoop/ipc against a real MiniYARNCluster with 2 NodeManagers.
+//
+// Client side over SIMPLE auth (HADOOP-IPC.md §2.1): cluster metrics, new application ids, many
+// calls multiplexed on one connection, a remote exception. AM side over SASL TOKEN/DIGEST-MD5
+// (§1.9, §2.2): an unmanaged AM's AMRMToken registers with the scheduler; a forged token and
+// SIMPLE auth are refused there.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
+#include <thread>
+
+#include "applicationclient_protocol.pb.h"
+#include "applicationmaster_protocol.pb.h"
+#include "common/log.h"
+#include "hadoop/ipc/client.h"
+#include "tests/hadoop/minicluster.h"
+#include "yarn_security_token.pb.h"
+#include "yarn_service_protos.pb.h"
+
+namespace tony::hadoop::ipc {
+namespace {
+
+using namespace std::chrono_literals;
+namespace yarn = ::hadoop::yarn;
+
+// §4.1: protocol names, version 1.
+constexpr char kClientProtocol[] = "org.apache.hadoop.yarn.api.ApplicationClientProtocolPB";
+constexpr char kMasterProtocol[] = "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB";
+constexpr auto kCallTimeout = 30s;
+
+class YarnIpcTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const char* script = std::getenv("TONY_MINICLUSTER_START");
+    ASSERT_NE(script, nullptr) << "TONY_MINICLUSTER_START must name tests/minicluster/start.sh";
+    auto mc = testing::MiniCluster::Start({.start_script = script, .node_managers = 2});
+    ASSERT_TRUE(mc.ok()) << mc.status().ToString();
+    cluster_ = std::move(mc).value().release();
+    std::cerr << "minicluster ready in " << cluster_->start_duration().count() << " ms at "
+              << cluster_->conf_dir() << "\n";
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+
+  ConnectionOptions Options(const std::string& key, const char* protocol) {
+    auto addr = cluster_->Address("yarn-site.xml", key);
+    EXPECT_TRUE(addr.ok()) << addr.status().ToString();
+    ConnectionOptions o;
+    if (addr.ok()) std::tie(o.host, o.port) = *addr;
+    o.protocol = protocol;
+    return o;
+  }
+  ConnectionOptions ClientOptions() {
+    return Options("yarn.resourcemanager.address", kClientProtocol);
+  }
+  ConnectionOptions SchedulerOptions() {
+    return Options("yarn.resourcemanager.scheduler.address", kMasterProtocol);
+  }
+
+  static testing::MiniCluster* cluster_;
+};
+
+testing::MiniCluster* YarnIpcTest::cluster_ = nullptr;
+
+TEST_F(YarnIpcTest, ClusterMetricsCountTwoNodeManagers) {
+  RpcClient client(ClientOptions());
+  yarn::GetClusterMetricsRequestProto request;
+  yarn::GetClusterMetricsResponseProto response;
+  Status s = client.Call("getClusterMetrics", request, &response, kCallTimeout);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(response.cluster_metrics().num_node_managers(), 2);
+}
+
+TEST_F(YarnIpcTest, NewApplicationIdsOverOneMultiplexedConnection) {
+  RpcClient client(ClientOptions());
+  yarn::GetNewApplicationRequestProto request;
+  yarn::GetNewApplicationResponseProto first;
+  Status s = client.Call("getNewApplication", request, &first, kCallTimeout);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_GT(first.application_id().id(), 0);
+  EXPECT_GT(first.application_id().cluster_timestamp(), 0);
+  EXPECT_GT(first.maximumcapability().memory(), 0);
+
+  // Eight threads share the one connection; every reply must reach its own caller (§1.2).
+  constexpr int kThreads = 8;
+  std::vector<int> ids(kThreads, -1);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      yarn::GetNewApplicationResponseProto r;
+      if (client.Call("getNewApplication", request, &r, kCallTimeout).ok()) {
+        ids[i] = r.application_id().id();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::set<int> distinct(ids.begin(), ids.end());
+  EXPECT_EQ(distinct.size(), static_cast<size_t>(kThreads));
+  EXPECT_FALSE(distinct.contains(-1));
+}
+
+TEST_F(YarnIpcTest, UnknownApplicationIsNotFound) {
+  RpcClient client(ClientOptions());
+  yarn::GetApplicationReportRequestProto request;
+  request.mutable_application_id()->set_id(9999);
+  request.mutable_application_id()->set_cluster_timestamp(1);
+  yarn::GetApplicationReportResponseProto response;
+  Status s = client.Call("getApplicationReport", request, &response, kCallTimeout);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
+  EXPECT_NE(s.message().find("ApplicationNotFoundException"), std::string::npos) << s.ToString();
+  // The connection survives an ERROR reply (§1.7).
+  yarn::GetClusterMetricsResponseProto metrics;
+  EXPECT_TRUE(
+      client
+          .Call("getClusterMetrics", yarn::GetClusterMetricsRequestProto(), &metrics, kCallTimeout)
+          .ok());
+}
+
+TEST_F(YarnIpcTest, SchedulerRefusesSimpleAuth) {
+  // §1.1: the AM service has SIMPLE disabled; the FATAL reply fails the first call.
+  RpcClient client(SchedulerOptions(), RetryPolicy{.max_connect_attempts = 1});
+  yarn::RegisterApplicationMasterRequestProto request;
+  yarn::RegisterApplicationMasterResponseProto response;
+  Status s = client.Call("registerApplicationMaster", request, &response, kCallTimeout);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("AccessControlException"), std::string::npos) << s.ToString();
+}
+
+TEST_F(YarnIpcTest, SchedulerRefusesForgedToken) {
+  // A well-formed AMRMTokenIdentifierProto with a made-up password, and plain garbage.
+  yarn::AMRMTokenIdentifierProto id;
+  id.mutable_appattemptid()->mutable_application_id()->set_id(1);
+  id.mutable_appattemptid()->mutable_application_id()->set_cluster_timestamp(1);
+  id.mutable_appattemptid()->set_attemptid(1);
+  id.set_keyid(1);
+  for (const std::string& identifier : {id.SerializeAsString(), std::string("garbage")}) {
+    ConnectionOptions o = SchedulerOptions();
+    o.auth = AuthMethod::kToken;
+    o.token = security::Token{identifier, "not the password", "YARN_AM_RM_TOKEN", ""};
+    auto conn = Connection::Open(o);
+    ASSERT_FALSE(conn.ok());
+    EXPECT_EQ(conn.status().code(), StatusCode::kUnauthenticated) << conn.status().ToString();
+    std::cerr << "forged token refused: " << conn.status().ToString() << "\n";
+  }
+}
+
+// An unmanaged AM (§4.3): submit, wait for the AMRMToken in the report, then register and
+// unregister over SASL TOKEN/DIGEST-MD5.
+TEST_F(YarnIpcTest, UnmanagedAmRegistersWithItsAmRmToken) {
+  RpcClient client(ClientOptions());
+  yarn::GetNewApplicationResponseProto app;
+  ASSERT_TRUE(
+      client.Call("getNewApplication", yarn::GetNewApplicationRequestProto(), &app, kCallTimeout)
+          .ok());
+  yarn::SubmitApplicationRequestProto submit;
+  auto* ctx = submit.mutable_application_submission_context();
+  *ctx->mutable_application_id() = app.application_id();
+  ctx->set_application_name("tony-ipc-it");
+  ctx->set_unmanaged_am(true);
+  ctx->mutable_am_container_spec();
+  ctx->mutable_resource()->set_memory(128);
+  ctx->mutable_resource()->set_virtual_cores(1);
+  yarn::SubmitApplicationResponseProto submitted;
+  Status s = client.Call("submitApplication", submit, &submitted, kCallTimeout);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  yarn::GetApplicationReportRequestProto report_request;
+  *report_request.mutable_application_id() = app.application_id();
+  yarn::GetApplicationReportResponseProto report;
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    s = client.Call("getApplicationReport", report_request, &report, kCallTimeout);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    if (report.application_report().has_am_rm_token()) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_TRUE(report.application_report().has_am_rm_token())
+      << "no AMRMToken; state " << report.application_report().yarn_application_state();
+  const auto& tp = report.application_report().am_rm_token();
+
+  ConnectionOptions o = SchedulerOptions();
+  o.auth = AuthMethod::kToken;
+  o.token = security::Token{tp.identifier(), tp.password(), tp.kind(), tp.service()};
+  RpcClient am(o);
+  yarn::RegisterApplicationMasterRequestProto reg;
+  reg.set_host("localhost");
+  reg.set_rpc_port(-1);
+  reg.set_tracking_url("");
+  yarn::RegisterApplicationMasterResponseProto registered;
+  s = am.Call("registerApplicationMaster", reg, &registered, kCallTimeout);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_GT(registered.maximumcapability().memory(), 0);
+
+  yarn::FinishApplicationMasterRequestProto finish;
+  finish.set_final_application_status(yarn::APP_SUCCEEDED);
+  finish.set_diagnostics("tony ipc integration test");
+  yarn::FinishApplicationMasterResponseProto finished;
+  deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    s = am.Call("finishApplicationMaster", finish, &finished, kCallTimeout);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    if (finished.isunregistered()) break;
+    std::this_thread::sleep_for(100ms);  // §4.4: may answer false first
+  }
+  EXPECT_TRUE(finished.isunregistered());
+}
+
+}  // namespace
+}  // namespace tony::hadoop::ipc

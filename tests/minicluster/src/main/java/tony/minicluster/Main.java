@@ -1,0 +1,174 @@
+// Test harness only: starts a MiniDFSCluster and a MiniYARNCluster in one JVM, writes the site
+// files clients need, prints one ready line and runs until its stdin closes (HADOOP-IPC.md §7).
+//
+// Usage: java ... tony.minicluster.Main <confdir> [num_nodemanagers]
+// Prints "MINICLUSTER READY <confdir>" on stdout once every NodeManager has registered.
+package tony.minicluster;
+
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.MiniYARNCluster;
+
+public final class Main {
+  private static final long STOP_GRACE_MS = 20_000;
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Throwable t) {
+      // The clusters' non-daemon threads would keep a failed JVM alive: end it here.
+      System.err.println("minicluster: failed to start");
+      t.printStackTrace();
+      Runtime.getRuntime().halt(1);
+    }
+  }
+
+  private static void run(String[] args) throws Exception {
+    if (args.length < 1) {
+      System.err.println("usage: Main <confdir> [num_nodemanagers]");
+      System.exit(2);
+    }
+    File confDir = new File(args[0]).getAbsoluteFile();
+    int numNodeManagers = args.length > 1 ? Integer.parseInt(args[1]) : 2;
+    File dataDir = new File(confDir, "data");
+    if (!dataDir.mkdirs() && !dataDir.isDirectory()) {
+      throw new IOException("cannot create " + dataDir);
+    }
+    // Both clusters derive their directories from test.build.data (§7.2).
+    System.setProperty("test.build.data", dataDir.getPath());
+    System.setProperty("hdfs.minidfs.basedir", new File(dataDir, "dfs").getPath());
+
+    long startMs = System.currentTimeMillis();
+    Configuration conf = new YarnConfiguration(new HdfsConfiguration());
+    configure(conf);
+
+    MiniDFSCluster dfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
+    dfs.waitActive();
+
+    MiniYARNCluster yarn = new MiniYARNCluster("tony", numNodeManagers, 1, 1);
+    yarn.init(conf);
+    yarn.start();
+    waitForRealAddress(yarn.getConfig(), YarnConfiguration.RM_ADDRESS);
+    waitForRealAddress(yarn.getConfig(), YarnConfiguration.RM_SCHEDULER_ADDRESS);
+    if (!yarn.waitForNodeManagersToConnect(30_000)) {
+      throw new IOException("NodeManagers did not register within 30 s");
+    }
+
+    Configuration dfsConf = dfs.getConfiguration(0);
+    Configuration yarnConf = yarn.getConfig();
+    writeSite(new File(confDir, "core-site.xml"), dfsConf, "fs.", "hadoop.", "io.", "ipc.");
+    writeSite(new File(confDir, "hdfs-site.xml"), dfsConf, "dfs.");
+    writeSite(new File(confDir, "yarn-site.xml"), yarnConf, "yarn.");
+
+    System.err.printf("minicluster: started in %d ms; fs.defaultFS=%s rm=%s scheduler=%s webapp=%s%n",
+        System.currentTimeMillis() - startMs, dfsConf.get("fs.defaultFS"),
+        yarnConf.get(YarnConfiguration.RM_ADDRESS),
+        yarnConf.get(YarnConfiguration.RM_SCHEDULER_ADDRESS),
+        yarnConf.get(YarnConfiguration.RM_WEBAPP_ADDRESS));
+    System.out.println("MINICLUSTER READY " + confDir.getPath());
+    System.out.flush();
+
+    while (System.in.read() != -1) {
+      // Runs until the parent closes our stdin.
+    }
+    stop(yarn, dfs);
+  }
+
+  // A small, fast, deterministic cluster (HADOOP-IPC.md §7.4).
+  private static void configure(Configuration conf) {
+    conf.setInt("yarn.scheduler.minimum-allocation-mb", 64);
+    conf.setInt("yarn.scheduler.maximum-allocation-mb", 4096);
+    conf.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", 4096);
+    conf.setInt("yarn.nodemanager.resource.cpu-vcores", 8);
+    conf.setFloat("yarn.scheduler.capacity.maximum-am-resource-percent", 1.0f);
+    conf.set("yarn.scheduler.capacity.root.queues", "default");
+    conf.setInt("yarn.scheduler.capacity.root.default.capacity", 100);
+    conf.setInt("yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", 100);
+    conf.setInt("yarn.resourcemanager.am.max-attempts", 1);
+    conf.setBoolean("yarn.nodemanager.vmem-check-enabled", false);
+    conf.setBoolean("yarn.nodemanager.pmem-check-enabled", false);
+    conf.setFloat(
+        "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", 99.0f);
+    conf.setInt("yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb", 0);
+    conf.set("yarn.scheduler.capacity.resource-calculator",
+        "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator");
+    conf.setInt("dfs.replication", 1);
+    conf.setBoolean("dfs.permissions.enabled", false);
+  }
+
+  // MiniYARNCluster.start() can return before the RM's address is bound (§7.3 step 5).
+  private static void waitForRealAddress(Configuration conf, String key) throws Exception {
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (conf.get(key, "").endsWith(":0")) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException(key + " still ends in :0 after 10 s");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  // Writes the keys with one of the prefixes whose value does not come from a *-default.xml,
+  // with variables expanded, so that readers without Hadoop's ${var} expansion get real values.
+  private static void writeSite(File file, Configuration from, String... prefixes)
+      throws IOException {
+    Configuration site = new Configuration(false);
+    for (Map.Entry<String, String> entry : from) {
+      String key = entry.getKey();
+      boolean wanted = false;
+      for (String prefix : prefixes) {
+        wanted |= key.startsWith(prefix);
+      }
+      if (!wanted || fromDefaults(from, key)) {
+        continue;
+      }
+      site.set(key, from.get(key));
+    }
+    File tmp = new File(file.getPath() + ".tmp");
+    try (OutputStream out = new FileOutputStream(tmp)) {
+      site.writeXml(out);
+    }
+    if (!tmp.renameTo(file)) {
+      throw new IOException("cannot rename " + tmp + " to " + file);
+    }
+  }
+
+  private static boolean fromDefaults(Configuration conf, String key) {
+    String[] sources = conf.getPropertySources(key);
+    if (sources == null || sources.length == 0) {
+      return false;
+    }
+    return sources[sources.length - 1].endsWith("-default.xml");
+  }
+
+  // Stopping a MiniYARNCluster can take most of a minute (§7.5); give it a bounded grace period.
+  private static void stop(MiniYARNCluster yarn, MiniDFSCluster dfs) {
+    Thread watchdog = new Thread(() -> {
+      try {
+        Thread.sleep(STOP_GRACE_MS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      System.err.println("minicluster: stop took too long; halting");
+      Runtime.getRuntime().halt(0);
+    });
+    watchdog.setDaemon(true);
+    watchdog.start();
+    try {
+      yarn.stop();
+      dfs.shutdown();
+    } catch (RuntimeException e) {
+      System.err.println("minicluster: error while stopping: " + e);
+    }
+    System.err.println("minicluster: stopped");
+    Runtime.getRuntime().halt(0);
+  }
+}

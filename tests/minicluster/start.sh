@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds (if needed) and runs the test-only minicluster launcher (HADOOP-IPC.md §7).
+#
+# Usage: tests/minicluster/start.sh <confdir> [num_nodemanagers]
+# Prints "MINICLUSTER READY <confdir>" once the clusters are up and <confdir>/{core,hdfs,yarn}-site.xml
+# are written; exits when its stdin closes. The first build needs Maven Central (jars go to
+# ~/.m2); later builds work offline. `start.sh --build-only` just builds.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here"
+
+build() {
+  local goals=(-B -q compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt)
+  mkdir -p target
+  nice -n 10 mvn -o "${goals[@]}" >target/mvn-offline.log 2>&1 || nice -n 10 mvn "${goals[@]}" >&2
+}
+if [[ ! -f target/classpath.txt || ! -f target/classes/tony/minicluster/Main.class ||
+      pom.xml -nt target/classpath.txt ||
+      src/main/resources/log4j.properties -nt target/classes/log4j.properties ||
+      src/main/java/tony/minicluster/Main.java -nt target/classes/tony/minicluster/Main.class ]]; then
+  build
+fi
+[[ "${1:-}" == "--build-only" ]] && exit 0
+if [[ $# -lt 1 ]]; then
+  echo "usage: $0 <confdir> [num_nodemanagers]" >&2
+  exit 2
+fi
+mkdir -p "$1"
+
+# Hadoop's own scripts open these packages on JDK 17 (HADOOP-IPC.md §7.2).
+opens=()
+for p in java.io java.lang java.lang.reflect java.math java.net java.nio java.text java.util \
+         java.util.concurrent java.util.zip sun.nio.ch sun.security.util sun.security.x509; do
+  opens+=("--add-opens=java.base/$p=ALL-UNNAMED")
+done
+exec nice -n 5 java -Xmx1g -XX:+UseSerialGC -XX:+IgnoreUnrecognizedVMOptions "${opens[@]}" \
+  --add-exports=java.base/sun.net.dns=ALL-UNNAMED --add-exports=java.base/sun.net.util=ALL-UNNAMED \
+  -Djava.net.preferIPv4Stack=true -Dminicluster.log.level="${MINICLUSTER_LOG_LEVEL:-WARN}" \
+  -cp "target/classes:$(cat target/classpath.txt)" tony.minicluster.Main "$@"
