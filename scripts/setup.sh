@@ -10,6 +10,7 @@ packages=(
   libssl-dev libcurl4-openssl-dev zlib1g-dev unzip zip procps
   clang-format clang-tidy
   python3 python3-torch python3-numpy
+  maven openjdk-17-jdk-headless
 )
 
 missing=()
