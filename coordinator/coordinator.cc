@@ -81,6 +81,7 @@ int Coordinator::Run() {
   ScheduleTick();
   io_.run();
   if (stopper_.joinable()) stopper_.join();
+  TONY_LOG(kInfo) << "coordinator exiting";
   return machine_.final_status() == core::FinalStatus::kSucceeded ? 0 : 1;
 }
 
@@ -352,7 +353,6 @@ void Coordinator::Finish(const core::FinishJob& finish) {
   end_wall_ms_ = SystemClock().WallMs();
   TONY_LOG(kInfo) << "job " << options_.job_id << " " << core::FinalStatusName(finish.status)
                   << ": " << finish.message;
-  engine_->Shutdown();
   finished_ = true;
   finished_at_ms_ = NowMs();
   nlohmann::json e = {{"time_ms", end_wall_ms_},
@@ -362,11 +362,15 @@ void Coordinator::Finish(const core::FinishJob& finish) {
   persisted_version_ = -1;  // rewrite status.json with the end time
   PersistChanges();
   AnswerSpecWaiters(/*expire_only=*/true);
+  // Every task has ended or outlived its stop grace; make sure no process of the job is left.
+  // Posted so that the call being answered now (often the last ReportResult) goes out first.
+  asio::post(io_, [this] { engine_->Shutdown(); });
 }
 
 void Coordinator::ShutdownServer() {
   // Shutdown() waits for in-flight calls, whose handlers need this loop to answer; run it on a
   // helper thread while the loop keeps answering, then stop the loop. Run() joins the thread.
+  TONY_LOG(kInfo) << "shutting down the control plane";
   stopper_ = std::thread([this] {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     asio::post(io_, [this] { io_.stop(); });

@@ -59,7 +59,8 @@ class Engine {
   // engine escalates to a hard kill after `grace_ms`.
   virtual void Stop(const std::string& container_id, int64_t grace_ms) = 0;
   virtual void Release(const std::string& container_id) = 0;
-  // Kills whatever is still running. Synchronous; called once at the end.
+  // Kills whatever is still running, at once (the coordinator has already given every task its
+  // stop grace). Synchronous; called once at the end.
   virtual void Shutdown() = 0;
   // Extra environment for a container's executor (e.g. CUDA_VISIBLE_DEVICES on the local engine).
   virtual EnvMap ContainerEnv(const std::string& container_id) const = 0;

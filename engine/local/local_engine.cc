@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <fstream>
-#include <thread>
 
 #include "common/files.h"
 #include "common/log.h"
@@ -234,25 +233,13 @@ void LocalEngine::ReapChildren() {
 void LocalEngine::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
-  std::vector<pid_t> pids;
+  // The coordinator has already asked every task to stop and waited out the grace period, so
+  // whatever is left is killed outright, session by session.
   for (auto& [id, c] : containers_) {
-    if (c.pid > 0) {
-      ::kill(c.pid, SIGTERM);
-      pids.push_back(c.pid);
-    }
-  }
-  // Give executors a moment to stop their user processes cleanly, then make sure.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  for (pid_t pid : pids) {
-    while (std::chrono::steady_clock::now() < deadline) {
-      int st = 0;
-      pid_t r = ::waitpid(pid, &st, WNOHANG);
-      if (r == pid || (r < 0 && errno == ECHILD)) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    KillSession(pid);
+    if (c.pid <= 0) continue;
+    KillSession(c.pid);
     int st = 0;
-    ::waitpid(pid, &st, WNOHANG);
+    ::waitpid(c.pid, &st, 0);
   }
   containers_.clear();
   sigchld_.cancel();
