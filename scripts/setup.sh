@@ -9,7 +9,7 @@ packages=(
   libasio-dev libpugixml-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libssl-dev libcurl4-openssl-dev zlib1g-dev unzip zip procps
   clang-format clang-tidy
-  python3 python3-torch python3-numpy
+  python3 python3-torch python3-numpy python3-pytest
   maven openjdk-17-jdk-headless
 )
 
