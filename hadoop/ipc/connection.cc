@@ -75,14 +75,19 @@ Connection::~Connection() {
 }
 
 void Connection::Close() {
+  const Status why = Cancelled("connection closed");
+  std::map<int32_t, Callback> calls;
   {
     std::lock_guard<std::mutex> lock(calls_mu_);
     if (closed_) return;
     closed_ = true;
+    // Recorded before the socket goes down, so that the reader's EOF does not claim the calls.
+    broken_ = why;
+    calls.swap(calls_);
   }
   healthy_ = false;
   ::shutdown(fd_, SHUT_RDWR);  // wakes the reader thread
-  FailAll(Cancelled("connection closed"));
+  for (auto& [id, cb] : calls) cb(why);
 }
 
 Status Connection::SendFrame(std::string_view frame) {
