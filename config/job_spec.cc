@@ -181,6 +181,12 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.am_vcores = v.Int("tony.am.vcores", 1);
   spec.am_gpus = v.Int("tony.am.gpus", 0);
   (void)v.Int("tony.am.retry-count", 0);
+  if (!Trim(v.String("tony.local.memory")).empty()) {
+    spec.local_memory_mb = v.Memory("tony.local.memory", 1);
+  }
+  if (!Trim(v.String("tony.local.vcores")).empty()) {
+    spec.local_vcores = v.Int("tony.local.vcores", 1);
+  }
 }
 
 }  // namespace

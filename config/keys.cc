@@ -87,6 +87,11 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
 // §2.2 and §2.3.
 void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
   k.push_back(Int("tony.am.retry-count", "0", "", "Whole-session retries after a failure."));
+  k.push_back(Mem("tony.local.memory", "",
+                  "Local engine: memory the job may use in all; unset: this machine's memory."));
+  k.push_back(Int("tony.local.vcores", "", "",
+                  "Local engine: vcores the job may use in all; unset: this machine's cores. "
+                  "Set it above the core count to oversubscribe the CPUs on purpose."));
   k.push_back(Mem("tony.am.memory", "2g", "Coordinator container memory."));
   k.push_back(Int("tony.am.vcores", "1", "", "Coordinator container vcores."));
   k.push_back(Int("tony.am.gpus", "0", "", "Coordinator container GPUs."));
