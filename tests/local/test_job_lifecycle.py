@@ -1,0 +1,124 @@
+"""A job on the local engine from submit to result: success, status and logs after the end,
+failures that name the task, and the outcome rules a user relies on."""
+import json
+import os
+import subprocess
+import time
+
+from tonytest import SYSTEM_PYTHON, assert_nothing_left, job_id_from, tony_xml, write
+
+SCRIPT = """
+import os, sys, time
+role, index = os.environ["JOB_NAME"], int(os.environ["TASK_INDEX"])
+print(f"hello from {role}:{index} rank={os.environ.get('RANK')} world={os.environ.get('WORLD_SIZE')}", flush=True)
+mode = os.environ.get("MODE", "ok")
+if mode == "fail1" and index == 1:
+    print("worker 1 is about to fail", file=sys.stderr, flush=True)
+    sys.exit(3)
+if mode == "fail1" and index == 0:
+    time.sleep(float(os.environ.get("SLOW", "0")))
+"""
+
+
+def make_job(tmp_path, **props):
+    src = tmp_path / "src"
+    write(str(src / "job.py"), SCRIPT)
+    conf = {"tony.application.framework": "pytorch", "tony.worker.instances": "2",
+            "tony.worker.memory": "256m", "tony.local.vcores": "8"}
+    conf.update(props)
+    return str(src), tony_xml(str(tmp_path / "tony.xml"), conf)
+
+
+def submit(tony, tmp_path, *extra, **props):
+    src, conf = make_job(tmp_path, **props)
+    return tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
+                    "--src_dir", src, "--conf_file", conf, *extra)
+
+
+def test_two_workers_succeed_and_can_be_inspected_afterwards(tony, tmp_path):
+    r = submit(tony, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    job_id = job_id_from(r.stdout)
+    assert job_id
+    assert f"job {job_id} SUCCEEDED" in r.stdout
+    # The live table shows each task with its address, exit code and log directory.
+    assert "ROLE" in r.stdout and "HOST:PORT" in r.stdout and "LOG" in r.stdout
+    status = tony.status(job_id)
+    assert status["final_status"] == "SUCCEEDED"
+    assert [(t["role"], t["index"], t["state"], t["exit_code"]) for t in status["tasks"]] == [
+        ("worker", 0, "SUCCEEDED", 0), ("worker", 1, "SUCCEEDED", 0)]
+    # The job dir keeps the configuration as run.
+    assert "tony.worker.instances" in open(os.path.join(tony.job_dir(job_id), "tony-final.xml")).read()
+    # `tony status` and `tony logs` work after the job.
+    s = tony.run("status", job_id)
+    assert s.returncode == 0 and "SUCCEEDED" in s.stdout and "worker" in s.stdout
+    logs = tony.run("logs", job_id, "--task", "worker:1", "--stream", "stdout")
+    assert logs.returncode == 0
+    assert "hello from worker:1 rank=1 world=2" in logs.stdout
+    listing = tony.run("status")
+    assert job_id in listing.stdout
+    assert_nothing_left(tony.home)
+
+
+def test_flags_take_single_dash_and_equals_and_conf_overrides_the_file(tony, tmp_path):
+    src, conf = make_job(tmp_path)
+    r = tony.run("submit", "-executes=job.py", "-python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir=" + src, "-conf_file", conf, "--conf", "tony.worker.instances=3")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert len(tony.status()["tasks"]) == 3
+
+
+def test_failed_worker_fails_the_job_promptly_naming_it(tony, tmp_path):
+    start = time.monotonic()
+    r = submit(tony, tmp_path, "--shell_env", "MODE=fail1", "--shell_env", "SLOW=120")
+    took = time.monotonic() - start
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "FAILED" in r.stdout
+    assert "worker:1" in r.stdout and "exit code 3" in r.stdout
+    assert "worker 1 is about to fail" in r.stdout  # the last lines of its stderr
+    assert took < 60, f"the job took {took:.0f}s to fail; worker 0 sleeps 120s"
+    status = tony.status()
+    assert tony.task("worker", 1)["state"] == "FAILED"
+    assert tony.task("worker", 0)["state"] == "FINISHED"  # stopped, not left running
+    assert status["final_status"] == "FAILED"
+    assert_nothing_left(tony.home)
+
+
+def test_with_fail_on_worker_failure_false_the_job_runs_on_as_tony_did(tony, tmp_path):
+    r = submit(tony, tmp_path, "--shell_env", "MODE=fail1", "--shell_env", "SLOW=3",
+               **{"tony.application.fail-on-worker-failure-enabled": "false",
+                  "tony.application.framework": "generic"})
+    # worker:0 (the chief) finishes its work; the non-chief failure is tolerated (TonY #428).
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "completed with 1 failed task" in r.stdout
+    assert tony.task("worker", 0)["state"] == "SUCCEEDED"
+    assert tony.task("worker", 1)["state"] == "FAILED"
+
+
+def test_untracked_ps_is_stopped_when_workers_finish(tony, tmp_path):
+    src = tmp_path / "src"
+    write(str(src / "job.py"), "import os, time\nif os.environ['JOB_NAME'] == 'ps':\n    time.sleep(300)\n")
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "tensorflow", "tony.worker.instances": "2",
+        "tony.ps.instances": "1", "tony.worker.memory": "256m", "tony.ps.memory": "256m"})
+    r = tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", str(src), "--conf_file", conf, "--conf", "tony.local.vcores=3")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert tony.task("ps", 0)["state"] == "FINISHED"
+    assert tony.task("worker", 1)["state"] == "SUCCEEDED"
+    assert_nothing_left(tony.home)
+
+
+def test_hung_task_hits_the_application_timeout(tony, tmp_path):
+    src = tmp_path / "src"
+    write(str(src / "hang.py"), "import time\ntime.sleep(600)\n")
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.application.timeout": "3000"})
+    start = time.monotonic()
+    r = tony.run("submit", "--executes", "hang.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", str(src), "--conf_file", conf)
+    assert r.returncode == 1
+    assert "timed out after 3000 ms (tony.application.timeout)" in r.stdout
+    assert time.monotonic() - start < 40
+    assert_nothing_left(tony.home)

@@ -1,0 +1,123 @@
+"""Killing things: a task's process, an executor, the whole job with `tony kill`, and Ctrl-C in
+`tony submit`. Each must end the job with a clear result and leave no process behind (checked by
+scanning /proc, not by asking tony)."""
+import os
+import signal
+import time
+
+from tonytest import (SYSTEM_PYTHON, assert_nothing_left, eventually, job_id_from,
+                      processes_mentioning, tony_xml, write)
+
+SLEEPER = """
+import os, time
+open(os.path.join(os.environ["TONY_LOG_DIR"], "user.pid"), "w").write(str(os.getpid()))
+time.sleep(300)
+"""
+
+
+def start_sleepers(tony, tmp_path, instances=2):
+    src = tmp_path / "src"
+    write(str(src / "sleep.py"), SLEEPER)
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": str(instances), "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    proc = tony.start("submit", "--executes", "sleep.py", "--python_binary_path", SYSTEM_PYTHON,
+                      "--src_dir", str(src), "--conf_file", conf)
+    eventually(lambda: tony.jobs(), what="a job dir")
+    job_dir = tony.job_dir()
+
+    def all_running():
+        try:
+            return all(os.path.exists(os.path.join(t["log_dir"], "user.pid"))
+                       for t in tony.status()["tasks"]) and len(tony.status()["tasks"]) == instances
+        except (OSError, ValueError, KeyError):
+            return False
+    eventually(all_running, timeout=60, what="every user process to start")
+    return proc, job_dir
+
+
+def user_pid(tony, role, index):
+    return int(open(os.path.join(tony.task(role, index)["log_dir"], "user.pid")).read())
+
+
+def executor_pid(tony, index):
+    for pid, cmd in processes_mentioning(tony.home):
+        if cmd.strip().endswith("tony executor"):
+            env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+            if f"TONY_TASK_INDEX={index}".encode() in env:
+                return pid
+    raise AssertionError(f"no executor for worker:{index}")
+
+
+def finish(proc, timeout=60):
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out, err
+
+
+def test_kill_9_of_a_user_process_fails_the_job_naming_the_task(tony, tmp_path):
+    proc, _ = start_sleepers(tony, tmp_path)
+    os.kill(user_pid(tony, "worker", 1), signal.SIGKILL)
+    rc, out, err = finish(proc)
+    assert rc == 1, out + err
+    assert "task worker:1 failed with exit code 137" in out
+    assert tony.task("worker", 1)["state"] == "FAILED"
+    assert_nothing_left(tony.home)
+
+
+def test_kill_9_of_an_executor_fails_the_job_and_kills_its_user_process(tony, tmp_path):
+    proc, _ = start_sleepers(tony, tmp_path)
+    orphan = user_pid(tony, "worker", 0)
+    os.kill(executor_pid(tony, 0), signal.SIGKILL)
+    rc, out, err = finish(proc)
+    assert rc == 1, out + err
+    assert "worker:0" in out and "FAILED" in out
+    assert "killed by signal 9" in out
+    assert_nothing_left(tony.home)
+    assert not os.path.exists(f"/proc/{orphan}") or open(f"/proc/{orphan}/stat").read().split()[2] == "Z"
+
+
+def test_tony_kill_stops_the_job_and_everything_it_started(tony, tmp_path):
+    proc, job_dir = start_sleepers(tony, tmp_path)
+    job_id = os.path.basename(job_dir)
+    k = tony.run("kill", job_id)
+    assert k.returncode == 0, k.stdout + k.stderr
+    assert "KILLED" in k.stdout
+    rc, out, err = finish(proc)
+    assert rc == 1
+    assert "KILLED" in out and "tony kill" in out
+    assert tony.status(job_id)["final_status"] == "KILLED"
+    assert_nothing_left(tony.home)
+
+
+def test_ctrl_c_in_submit_kills_the_job(tony, tmp_path):
+    proc, job_dir = start_sleepers(tony, tmp_path)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends to the foreground job
+    rc, out, err = finish(proc)
+    assert rc == 1, out + err
+    assert "KILLED" in out
+    assert tony.status()["final_status"] == "KILLED"
+    assert_nothing_left(tony.home)
+
+
+def test_kill_9_of_the_client_leaves_the_job_running_and_tony_kill_ends_it(tony, tmp_path):
+    # Like a YARN application, a job outlives its client; it is stopped on purpose.
+    proc, job_dir = start_sleepers(tony, tmp_path)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)
+    time.sleep(0.5)
+    assert tony.status()["phase"] == "RUNNING"
+    s = tony.run("status", os.path.basename(job_dir))
+    assert s.returncode == 0 and "RUNNING" in s.stdout
+    k = tony.run("kill", os.path.basename(job_dir))
+    assert k.returncode == 0 and "KILLED" in k.stdout
+    assert_nothing_left(tony.home)
+
+
+def test_kill_9_of_the_coordinator_leaves_nothing_behind(tony, tmp_path):
+    proc, job_dir = start_sleepers(tony, tmp_path)
+    am_pid = [p for p, cmd in processes_mentioning(tony.home) if " am --job-dir " in cmd][0]
+    os.kill(am_pid, signal.SIGKILL)
+    rc, out, err = finish(proc)
+    assert rc == 1, out + err
+    assert "coordinator died" in out
+    assert_nothing_left(tony.home)
