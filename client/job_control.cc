@@ -25,8 +25,7 @@ int Error(const std::string& message) {
 // True when `pid` is the coordinator of the job in `job_dir` (guards against pid reuse).
 bool IsCoordinatorOf(int pid, const std::string& job_dir) {
   std::string cmdline = ProcessCommandLine(pid);
-  return cmdline.find(" am ") != std::string::npos &&
-         cmdline.find(job_dir) != std::string::npos;
+  return cmdline.find(" am ") != std::string::npos && cmdline.find(job_dir) != std::string::npos;
 }
 
 // The live status from the coordinator if it runs, else what it last wrote.
@@ -77,9 +76,10 @@ int ShowStatus(const std::string& id_or_path) {
   if (!dir.ok()) return Error(dir.status().message());
   history::JobPaths paths(*dir);
   auto status = CurrentStatus(paths);
-  if (!status.ok()) return Error("no status for job " + id_or_path + ": " + status.status().message());
-  std::cout << "job " << status->job_id() << " (" << status->framework() << ", "
-            << status->engine() << " engine): " << status->phase();
+  if (!status.ok())
+    return Error("no status for job " + id_or_path + ": " + status.status().message());
+  std::cout << "job " << status->job_id() << " (" << status->framework() << ", " << status->engine()
+            << " engine): " << status->phase();
   if (IsFinished(*status)) std::cout << " " << status->final_status();
   std::cout << "\n" << RenderTaskTable(*status);
   if (IsFinished(*status)) std::cout << RenderSummary(*status);
@@ -148,12 +148,14 @@ int ShowLogs(const std::string& id_or_path, const std::string& task, int attempt
   if (stream == "stdout" || stream == "all") files.push_back("stdout");
   if (stream == "stderr" || stream == "all") files.push_back("stderr");
   if (stream == "executor" || stream == "all") files.push_back("executor.log");
-  if (files.empty()) return Error("--stream " + stream + ": expected stdout, stderr, executor or all");
+  if (files.empty())
+    return Error("--stream " + stream + ": expected stdout, stderr, executor or all");
   for (const auto& f : files) {
     std::string path = attempt_dir + "/" + f;
     auto content = ReadFile(path);
-    if (files.size() > 1) std::cout << "==> " << task << " attempt " << attempt << " " << f << " <==\n";
-    std::cout << (content.ok() ? *content : std::string()) ;
+    if (files.size() > 1)
+      std::cout << "==> " << task << " attempt " << attempt << " " << f << " <==\n";
+    std::cout << (content.ok() ? *content : std::string());
     if (files.size() > 1) std::cout << "\n";
   }
   return 0;

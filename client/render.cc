@@ -15,10 +15,10 @@ std::string RenderTaskTable(const rpc::JobStatus& status) {
     return std::make_pair(a->role(), a->index()) < std::make_pair(b->role(), b->index());
   });
   for (const auto* t : tasks) {
-    std::string address =
-        t->port() == 0 ? "-" : t->host() + ":" + std::to_string(t->port());
+    std::string address = t->port() == 0 ? "-" : t->host() + ":" + std::to_string(t->port());
     std::string exit = t->has_exit_code() ? std::to_string(t->exit_code()) : "-";
-    rows.push_back({t->role(), std::to_string(t->index()), t->state(), address, exit, t->log_dir()});
+    rows.push_back(
+        {t->role(), std::to_string(t->index()), t->state(), address, exit, t->log_dir()});
   }
   std::vector<size_t> widths(rows[0].size(), 0);
   for (const auto& r : rows) {

@@ -216,10 +216,10 @@ rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& 
   rpc::JobStatus dead = written.ok() ? *written : last;
   dead.set_phase("FINISHED");
   dead.set_final_status(g_interrupts > 1 ? "KILLED" : "FAILED");
-  dead.set_message(g_interrupts > 1 ? "killed by user (forced)"
-                                    : "the coordinator died unexpectedly; its log " +
-                                          paths.AmLog() + " ends with:\n" +
-                                          Join(TailLines(paths.AmLog(), 10), "\n"));
+  dead.set_message(g_interrupts > 1
+                       ? "killed by user (forced)"
+                       : "the coordinator died unexpectedly; its log " + paths.AmLog() +
+                             " ends with:\n" + Join(TailLines(paths.AmLog(), 10), "\n"));
   (void)history::WriteJobStatus(paths, dead);
   return dead;
 }
@@ -286,9 +286,10 @@ int Submit(const SubmitOptions& o) {
     (void)RemoveAll(paths.root);
     return kExitBadInput;
   }
-  std::cout << "tony: job " << job_id << " on the " << engine << " engine ("
-            << spec->framework << ", " << spec->TotalInstances() << " tasks)\n"
-            << "tony: job dir " << paths.root << "\n" << std::flush;
+  std::cout << "tony: job " << job_id << " on the " << engine << " engine (" << spec->framework
+            << ", " << spec->TotalInstances() << " tasks)\n"
+            << "tony: job dir " << paths.root << "\n"
+            << std::flush;
 
   struct sigaction sa {};
   sa.sa_handler = OnInterrupt;

@@ -117,7 +117,8 @@ Result<std::string> MakeTempDir(const std::string& parent, const std::string& pr
   std::string templ = JoinPath(parent, prefix + "XXXXXX");
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
-  if (::mkdtemp(buf.data()) == nullptr) return ErrnoStatus("cannot create temp dir " + templ, errno);
+  if (::mkdtemp(buf.data()) == nullptr)
+    return ErrnoStatus("cannot create temp dir " + templ, errno);
   return std::string(buf.data());
 }
 

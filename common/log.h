@@ -39,7 +39,7 @@ struct LogVoidify {
 };
 }  // namespace tony
 
-#define TONY_LOG(level)                                        \
-  (::tony::LogLevel::level < ::tony::GetLogLevel())            \
-      ? (void)0                                                \
+#define TONY_LOG(level)                             \
+  (::tony::LogLevel::level < ::tony::GetLogLevel()) \
+      ? (void)0                                     \
       : ::tony::LogVoidify() & ::tony::LogMessage(::tony::LogLevel::level).stream()

@@ -32,7 +32,7 @@ struct SpawnOptions {
   std::string stderr_path;        // empty: inherit; same path as stdout shares one file
   std::string stdin_path = "/dev/null";
   ProcessGroupMode group = ProcessGroupMode::kInherit;
-  int parent_death_signal = 0;    // e.g. SIGTERM; 0: none
+  int parent_death_signal = 0;  // e.g. SIGTERM; 0: none
 };
 
 Result<pid_t> Spawn(const SpawnOptions& options);

@@ -17,17 +17,17 @@ namespace tony {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,    // bad user input: config, flags, files
-  kNotFound,           // a named thing does not exist
+  kInvalidArgument,  // bad user input: config, flags, files
+  kNotFound,         // a named thing does not exist
   kAlreadyExists,
-  kFailedPrecondition, // the system is not in a state to do this
-  kResourceExhausted,  // a request exceeds what the machine or cluster has
-  kUnavailable,        // a peer cannot be reached (may be retried)
-  kDeadlineExceeded,   // a timeout
-  kUnauthenticated,    // missing or wrong job secret / credentials
+  kFailedPrecondition,  // the system is not in a state to do this
+  kResourceExhausted,   // a request exceeds what the machine or cluster has
+  kUnavailable,         // a peer cannot be reached (may be retried)
+  kDeadlineExceeded,    // a timeout
+  kUnauthenticated,     // missing or wrong job secret / credentials
   kPermissionDenied,
   kCancelled,
-  kInternal,           // a broken invariant or an OS call that should not fail
+  kInternal,  // a broken invariant or an OS call that should not fail
 };
 
 std::string_view StatusCodeName(StatusCode code);
@@ -56,7 +56,9 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
 inline Status FailedPrecondition(std::string m) {
@@ -69,7 +71,9 @@ inline Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std
 inline Status DeadlineExceeded(std::string m) {
   return {StatusCode::kDeadlineExceeded, std::move(m)};
 }
-inline Status Unauthenticated(std::string m) { return {StatusCode::kUnauthenticated, std::move(m)}; }
+inline Status Unauthenticated(std::string m) {
+  return {StatusCode::kUnauthenticated, std::move(m)};
+}
 inline Status PermissionDenied(std::string m) {
   return {StatusCode::kPermissionDenied, std::move(m)};
 }
@@ -82,7 +86,7 @@ Status ErrnoStatus(std::string_view what, int err);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(v_).ok() && "Result needs a value or an error");
   }
@@ -109,10 +113,10 @@ class [[nodiscard]] Result {
 #define TONY_CONCAT_INNER_(a, b) a##b
 #define TONY_CONCAT_(a, b) TONY_CONCAT_INNER_(a, b)
 
-#define TONY_RETURN_IF_ERROR(expr)                \
-  do {                                            \
-    ::tony::Status tony_status_ = (expr);         \
-    if (!tony_status_.ok()) return tony_status_;  \
+#define TONY_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::tony::Status tony_status_ = (expr);        \
+    if (!tony_status_.ok()) return tony_status_; \
   } while (0)
 
 #define TONY_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \

@@ -25,9 +25,12 @@ core::TaskId FromRef(const rpc::TaskRef& ref) { return core::TaskId{ref.role(), 
 
 const char* PhaseName(core::JobPhase p) {
   switch (p) {
-    case core::JobPhase::kRunning: return "RUNNING";
-    case core::JobPhase::kStopping: return "STOPPING";
-    case core::JobPhase::kFinished: return "FINISHED";
+    case core::JobPhase::kRunning:
+      return "RUNNING";
+    case core::JobPhase::kStopping:
+      return "STOPPING";
+    case core::JobPhase::kFinished:
+      return "FINISHED";
   }
   return "UNKNOWN";
 }
@@ -206,9 +209,9 @@ void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
     return;
   }
   if (task->attempt != req.task().attempt()) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                                 "attempt " + std::to_string(req.task().attempt()) + " of " +
-                                     id.ToString() + " is stale"));
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::FAILED_PRECONDITION,
+        "attempt " + std::to_string(req.task().attempt()) + " of " + id.ToString() + " is stale"));
     return;
   }
   TONY_LOG(kInfo) << id.ToString() << " registered at " << req.host() << ":" << req.port();
@@ -339,8 +342,10 @@ void Coordinator::PersistChanges() {
     auto [it, inserted] = last_states_.emplace(key, state);
     if (!inserted && it->second == state) continue;
     it->second = state;
-    nlohmann::json e = {{"time_ms", SystemClock().WallMs()}, {"task", t.id.ToString()},
-                        {"attempt", t.attempt},             {"state", state}};
+    nlohmann::json e = {{"time_ms", SystemClock().WallMs()},
+                        {"task", t.id.ToString()},
+                        {"attempt", t.attempt},
+                        {"state", state}};
     if (t.exit_code) e["exit_code"] = *t.exit_code;
     (void)history::AppendEvent(paths_, e.dump());
   }

@@ -27,10 +27,10 @@ struct CoordinatorOptions {
   std::string job_id;
   std::string job_dir;
   std::string secret;
-  std::string bind_host = "127.0.0.1";  // where the control plane listens
+  std::string bind_host = "127.0.0.1";        // where the control plane listens
   std::string advertised_host = "127.0.0.1";  // what executors and clients dial
-  std::string tony_binary;              // the executable executors run (`tony executor`)
-  int64_t linger_ms = 10'000;           // after the end, wait this long for a client to read it
+  std::string tony_binary;                    // the executable executors run (`tony executor`)
+  int64_t linger_ms = 10'000;  // after the end, wait this long for a client to read it
 };
 
 class Coordinator final : public engine::EngineListener {

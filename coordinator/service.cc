@@ -25,7 +25,8 @@ class Coordinator::Service final : public rpc::Coordinator::CallbackService {
                                            rpc::GetClusterSpecResponse* resp) override {
     auto* reactor = ctx->DefaultReactor();
     if (!Authorized(ctx, reactor)) return reactor;
-    asio::post(c_->io(), [this, req, resp, reactor] { c_->HandleGetClusterSpec(*req, resp, reactor); });
+    asio::post(c_->io(),
+               [this, req, resp, reactor] { c_->HandleGetClusterSpec(*req, resp, reactor); });
     return reactor;
   }
 
@@ -52,7 +53,8 @@ class Coordinator::Service final : public rpc::Coordinator::CallbackService {
                                          rpc::JobStatus* resp) override {
     auto* reactor = ctx->DefaultReactor();
     if (!Authorized(ctx, reactor)) return reactor;
-    asio::post(c_->io(), [this, req, resp, reactor] { c_->HandleGetJobStatus(*req, resp, reactor); });
+    asio::post(c_->io(),
+               [this, req, resp, reactor] { c_->HandleGetJobStatus(*req, resp, reactor); });
     return reactor;
   }
 

@@ -34,8 +34,8 @@ struct LaunchSpec {
   int attempt = 0;
   std::vector<std::string> argv;
   EnvMap env;
-  std::string log_dir;                    // executor.log, stdout, stderr go here
-  std::vector<std::string> local_files;   // staged files linked into the working directory
+  std::string log_dir;                   // executor.log, stdout, stderr go here
+  std::vector<std::string> local_files;  // staged files linked into the working directory
 };
 
 class EngineListener {

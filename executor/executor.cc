@@ -344,7 +344,9 @@ int RunExecutor() {
     }
   }
   if (!hb.lost()) report(result.exit_code, diagnostics);
-  int code = result.exit_code == 0 ? 0 : (result.exit_code > 0 && result.exit_code < 256 ? result.exit_code : 1);
+  int code = result.exit_code == 0
+                 ? 0
+                 : (result.exit_code > 0 && result.exit_code < 256 ? result.exit_code : 1);
   TONY_LOG(kInfo) << "result reported; exiting with " << code;
   // Everything is reported and the user process is gone: exit now rather than wait for the
   // heartbeat thread's in-flight call and gRPC's teardown (seconds while the coordinator winds

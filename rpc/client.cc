@@ -21,14 +21,29 @@ Status FromGrpc(const grpc::Status& status, const std::string& what) {
   if (status.ok()) return Status::Ok();
   StatusCode code = StatusCode::kInternal;
   switch (status.error_code()) {
-    case grpc::StatusCode::UNAVAILABLE: code = StatusCode::kUnavailable; break;
-    case grpc::StatusCode::DEADLINE_EXCEEDED: code = StatusCode::kDeadlineExceeded; break;
-    case grpc::StatusCode::UNAUTHENTICATED: code = StatusCode::kUnauthenticated; break;
-    case grpc::StatusCode::INVALID_ARGUMENT: code = StatusCode::kInvalidArgument; break;
-    case grpc::StatusCode::NOT_FOUND: code = StatusCode::kNotFound; break;
-    case grpc::StatusCode::FAILED_PRECONDITION: code = StatusCode::kFailedPrecondition; break;
-    case grpc::StatusCode::CANCELLED: code = StatusCode::kCancelled; break;
-    default: break;
+    case grpc::StatusCode::UNAVAILABLE:
+      code = StatusCode::kUnavailable;
+      break;
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      code = StatusCode::kDeadlineExceeded;
+      break;
+    case grpc::StatusCode::UNAUTHENTICATED:
+      code = StatusCode::kUnauthenticated;
+      break;
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      code = StatusCode::kInvalidArgument;
+      break;
+    case grpc::StatusCode::NOT_FOUND:
+      code = StatusCode::kNotFound;
+      break;
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      code = StatusCode::kFailedPrecondition;
+      break;
+    case grpc::StatusCode::CANCELLED:
+      code = StatusCode::kCancelled;
+      break;
+    default:
+      break;
   }
   return Status(code, what + ": " + status.error_message());
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "runtime/peers.h"
+
 namespace tony::runtime {
 namespace {
 
@@ -10,21 +12,56 @@ bool IsChief(const JobSpec& spec, const std::string& role, int index) {
   return !spec.chief_role.empty() && role == spec.chief_role && index == spec.chief_index;
 }
 
-// "host:port" -> {host, port}; a malformed entry yields an empty host.
-std::pair<std::string, std::string> SplitHostPort(const std::string& address) {
-  size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return {"", ""};
-  return {address.substr(0, colon), address.substr(colon + 1)};
+int Instances(const JobSpec& spec, const std::string& role) {
+  const RoleSpec* r = spec.FindRole(role);
+  return r == nullptr ? 0 : r->instances;
 }
 
-// The roles that take part in a PyTorch process group, in rank order: Kubeflow's master (tony's
-// chief) first, then the workers.
-std::vector<std::string> PyTorchRankRoles(const Cluster& cluster) {
-  std::vector<std::string> roles;
-  for (const char* r : {"chief", "master", "worker"}) {
-    if (cluster.count(r) > 0) roles.emplace_back(r);
+// MXNet's parameter server is ps-lite: one scheduler, servers and workers (TonY #370).
+Status ValidateForMxnet(const JobSpec& spec) {
+  if (Instances(spec, "scheduler") != 1) {
+    return InvalidArgument(
+        "tony.application.framework = mxnet needs exactly one scheduler task, "
+        "but tony.scheduler.instances = " +
+        std::to_string(Instances(spec, "scheduler")) + " (set it to 1)");
   }
-  return roles;
+  if (Instances(spec, "ps") > 0) {
+    return InvalidArgument(
+        "tony.application.framework = mxnet has no ps role: its parameter "
+        "servers are the server role (set tony.ps.instances = 0 and "
+        "tony.server.instances instead)");
+  }
+  if (Instances(spec, "server") < 1 || Instances(spec, "worker") < 1) {
+    return InvalidArgument(
+        "tony.application.framework = mxnet needs tony.server.instances and "
+        "tony.worker.instances to be at least 1");
+  }
+  if (spec.mode == DistributedMode::kFcfs) {
+    return InvalidArgument(
+        "tony.application.framework = mxnet needs every task's address before "
+        "any starts: set tony.application.distributed-mode = GANG");
+  }
+  return Status::Ok();
+}
+
+// Horovod is all-reduce among workers, as horovodrun runs it (TONY-REFERENCE.md §4.3).
+Status ValidateForHorovod(const JobSpec& spec) {
+  if (Instances(spec, "ps") > 0) {
+    return InvalidArgument(
+        "tony.application.framework = horovod has no parameter servers: "
+        "its workers all-reduce among themselves (set tony.ps.instances = 0)");
+  }
+  if (Instances(spec, "worker") < 1) {
+    return InvalidArgument(
+        "tony.application.framework = horovod needs tony.worker.instances to "
+        "be at least 1");
+  }
+  if (spec.mode == DistributedMode::kFcfs) {
+    return InvalidArgument(
+        "tony.application.framework = horovod needs every worker in the "
+        "rendezvous: set tony.application.distributed-mode = GANG");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -43,14 +80,25 @@ Status ValidateForFramework(const JobSpec& spec) {
                            "standalone, generic");
   }
   if (spec.framework == "standalone" && spec.TotalInstances() != 1) {
-    return InvalidArgument("tony.application.framework = standalone runs exactly one task, but "
-                           "the job has " + std::to_string(spec.TotalInstances()) +
-                           " (set a single tony.<role>.instances to 1)");
+    return InvalidArgument(
+        "tony.application.framework = standalone runs exactly one task, but "
+        "the job has " +
+        std::to_string(spec.TotalInstances()) + " (set a single tony.<role>.instances to 1)");
   }
-  if (spec.framework == "pytorch" && spec.FindRole("worker") == nullptr &&
-      spec.FindRole("chief") == nullptr && spec.FindRole("master") == nullptr) {
-    return InvalidArgument("tony.application.framework = pytorch needs tony.worker.instances "
-                           "(or a chief/master role) to be at least 1");
+  if (spec.framework == "pytorch" || spec.framework == "jax") {
+    if (spec.FindRole("worker") == nullptr && spec.FindRole("chief") == nullptr &&
+        spec.FindRole("master") == nullptr) {
+      return InvalidArgument("tony.application.framework = " + spec.framework +
+                             " needs tony.worker.instances (or a chief/master role) to be at "
+                             "least 1");
+    }
+  }
+  if (spec.framework == "mxnet") return ValidateForMxnet(spec);
+  if (spec.framework == "horovod") return ValidateForHorovod(spec);
+  if (spec.framework == "jax" && spec.mode == DistributedMode::kFcfs) {
+    return InvalidArgument(
+        "tony.application.framework = jax starts all processes together and cannot run with "
+        "tony.application.distributed-mode = FCFS (use GANG)");
   }
   return Status::Ok();
 }
@@ -102,7 +150,7 @@ EnvMap TensorFlowEnv(const TaskEnvInput& in) {
 
 Result<EnvMap> PyTorchEnv(const TaskEnvInput& in) {
   EnvMap env;
-  std::vector<std::string> rank_roles = PyTorchRankRoles(in.cluster);
+  std::vector<std::string> rank_roles = ProcessGroupRoles(in.cluster);
   int world_size = 0;
   int rank = -1;
   for (const auto& role : rank_roles) {
@@ -140,6 +188,12 @@ Result<EnvMap> BuildTaskEnv(const TaskEnvInput& in) {
     extra = TensorFlowEnv(in);
   } else if (fw == "pytorch") {
     TONY_ASSIGN_OR_RETURN(extra, PyTorchEnv(in));
+  } else if (fw == "jax") {
+    TONY_ASSIGN_OR_RETURN(extra, JaxEnv(in));
+  } else if (fw == "mxnet") {
+    TONY_ASSIGN_OR_RETURN(extra, MxnetEnv(in));
+  } else if (fw == "horovod") {
+    TONY_ASSIGN_OR_RETURN(extra, HorovodEnv(in));
   } else if (fw != "standalone") {
     if (!in.cluster.empty()) extra["CLUSTER_SPEC"] = ClusterSpecJson(in.cluster);
   }

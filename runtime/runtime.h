@@ -7,6 +7,9 @@
 //  tensorflow  TF_CONFIG and CLUSTER_SPEC exactly as TonY builds them (TONY-REFERENCE.md §4.1)
 //  pytorch     torchrun/Kubeflow variables (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE,
 //              LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK) plus TonY's INIT_METHOD, RANK, WORLD
+//  horovod     horovodrun's gloo variables (HOROVOD_RANK/SIZE/LOCAL_*/CROSS_*, rendezvous)
+//  mxnet       DMLC_ROLE, DMLC_PS_ROOT_URI/PORT, DMLC_NUM_SERVER/WORKER (TONY-REFERENCE.md §4.4)
+//  jax         JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID and Kubeflow's names
 //  generic     CLUSTER_SPEC only
 // and for every framework TonY's common task variables (JOB_NAME, TASK_INDEX, TASK_NUM, IS_CHIEF,
 // DISTRIBUTED_MODE, ...).
@@ -51,6 +54,24 @@ Result<EnvMap> BuildTaskEnv(const TaskEnvInput& in);
 // Individual builders, exposed for tests.
 EnvMap TensorFlowEnv(const TaskEnvInput& in);
 Result<EnvMap> PyTorchEnv(const TaskEnvInput& in);
+Result<EnvMap> JaxEnv(const TaskEnvInput& in);      // runtime/jax.cc
+Result<EnvMap> MxnetEnv(const TaskEnvInput& in);    // runtime/mxnet.cc
+Result<EnvMap> HorovodEnv(const TaskEnvInput& in);  // runtime/horovod.cc
+
+// One horovod process's place, as horovod's get_host_assignments computes it.
+struct HorovodSlot {
+  std::string hostname;
+  int rank = 0;
+  int size = 0;
+  int local_rank = 0;
+  int local_size = 0;
+  int cross_rank = 0;
+  int cross_size = 0;
+};
+// The slot of each worker task, by task index, given the workers' "host:port" addresses.
+std::vector<HorovodSlot> HorovodSlots(const std::vector<std::string>& workers);
+// "host1:n1,host2:n2": workers per host in first-appearance order (TonY's CLUSTER_WORKER_LIST).
+std::string HorovodWorkerList(const std::vector<std::string>& workers);
 
 // CLUSTER_SPEC's JSON: {"ps":["h:1"],"worker":["h:2","h:3"]}.
 std::string ClusterSpecJson(const Cluster& cluster);

@@ -79,14 +79,18 @@ Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
   }
   if (memory > capacity.memory_mb) {
     return ResourceExhausted(
-        "the job asks for " + std::to_string(memory) + " MB of memory in all (tony.<role>.memory "
-        "x tony.<role>.instances) but this machine has " + std::to_string(capacity.memory_mb) +
+        "the job asks for " + std::to_string(memory) +
+        " MB of memory in all (tony.<role>.memory "
+        "x tony.<role>.instances) but this machine has " +
+        std::to_string(capacity.memory_mb) +
         " MB; lower tony.<role>.memory, or set tony.local.memory to allow more");
   }
   if (vcores > capacity.vcores) {
     return ResourceExhausted(
-        "the job asks for " + Plural(vcores, "vcore") + " in all (tony.<role>.vcores x "
-        "tony.<role>.instances) but this machine has " + Plural(capacity.vcores, "core") +
+        "the job asks for " + Plural(vcores, "vcore") +
+        " in all (tony.<role>.vcores x "
+        "tony.<role>.instances) but this machine has " +
+        Plural(capacity.vcores, "core") +
         "; lower the instances, or set tony.local.vcores to oversubscribe the CPUs on purpose");
   }
   if (gpus > 0 && capacity.gpu_ids.empty()) {

@@ -27,8 +27,8 @@ JobSpec Spec(const std::string& framework, std::vector<RoleSpec> roles, std::str
 }
 
 TEST(TensorFlowEnvTest, ChiefWorkersAndPsSeeTonyStyleTfConfig) {
-  JobSpec spec = Spec("tensorflow",
-                      {Role("chief", 1), Role("ps", 1, true), Role("worker", 2)}, "chief");
+  JobSpec spec =
+      Spec("tensorflow", {Role("chief", 1), Role("ps", 1, true), Role("worker", 2)}, "chief");
   TaskEnvInput in;
   in.spec = &spec;
   in.role = "worker";
@@ -47,10 +47,9 @@ TEST(TensorFlowEnvTest, ChiefWorkersAndPsSeeTonyStyleTfConfig) {
 }
 
 TEST(TensorFlowEnvTest, EvaluatorOnlyInItsOwnTfConfigAndTensorboardNowhere) {
-  JobSpec spec = Spec("tensorflow",
-                      {Role("evaluator", 1), Role("tensorboard", 1, false, true),
-                       Role("worker", 1)},
-                      "worker");
+  JobSpec spec = Spec(
+      "tensorflow", {Role("evaluator", 1), Role("tensorboard", 1, false, true), Role("worker", 1)},
+      "worker");
   TaskEnvInput in;
   in.spec = &spec;
   in.cluster = {{"evaluator", {"e:1"}}, {"tensorboard", {"t:2"}}, {"worker", {"w:3"}}};

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs what is needed, checks formatting, builds
+# tony twice (release, and ASan+UBSan), and runs every CTest tier: unit, local, frameworks, yarn.
+# Usage: scripts/test.sh [ctest args...]   e.g. scripts/test.sh -L unit
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+echo "== format check (clang-format, .clang-format)"
+files=$(git ls-files '*.cc' '*.h' | grep -v '^hadoop/proto/' || true)
+clang-format --dry-run -Werror $files
+
+echo "== build (release)"
+bash scripts/build.sh default
+echo "== build (ASan+UBSan)"
+bash scripts/build.sh asan
+
+export TONY_HOME="$(mktemp -d -t tony-test-home-XXXXXX)"
+trap 'rm -rf "$TONY_HOME"' EXIT
+
+echo "== unit tests under ASan+UBSan"
+(cd build-asan && ctest -L unit --output-on-failure -j 2)
+
+echo "== all tests (release build)"
+cd build
+ctest --output-on-failure "$@"
