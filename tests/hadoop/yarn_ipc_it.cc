@@ -71,9 +71,16 @@ TEST_F(YarnIpcTest, ClusterMetricsCountTwoNodeManagers) {
   RpcClient client(ClientOptions());
   yarn::GetClusterMetricsRequestProto request;
   yarn::GetClusterMetricsResponseProto response;
-  Status s = client.Call("getClusterMetrics", request, &response, kCallTimeout);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  // The harness waits for both NodeManagers to be active; poll briefly all the same.
+  auto deadline = std::chrono::steady_clock::now() + 20s;
+  do {
+    Status s = client.Call("getClusterMetrics", request, &response, kCallTimeout);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    if (response.cluster_metrics().num_node_managers() == 2) break;
+    std::this_thread::sleep_for(200ms);
+  } while (std::chrono::steady_clock::now() < deadline);
   EXPECT_EQ(response.cluster_metrics().num_node_managers(), 2);
+  EXPECT_EQ(response.cluster_metrics().num_active_nms(), 2);
 }
 
 TEST_F(YarnIpcTest, NewApplicationIdsOverOneMultiplexedConnection) {

@@ -15,6 +15,7 @@ import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
+import org.apache.hadoop.yarn.server.resourcemanager.ClusterMetrics;
 
 public final class Main {
   private static final long STOP_GRACE_MS = 20_000;
@@ -62,6 +63,7 @@ public final class Main {
     if (!yarn.waitForNodeManagersToConnect(30_000)) {
       throw new IOException("NodeManagers did not register within 30 s");
     }
+    waitForActiveNodeManagers(numNodeManagers);
 
     Configuration dfsConf = dfs.getConfiguration(0);
     Configuration yarnConf = yarn.getConfig();
@@ -111,6 +113,18 @@ public final class Main {
     while (conf.get(key, "").endsWith(":0")) {
       if (System.currentTimeMillis() > deadline) {
         throw new IOException(key + " still ends in :0 after 10 s");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  // A registered node turns RUNNING (and counts in getClusterMetrics) a little later, through the
+  // RM's event dispatcher; tests that count NodeManagers should not see the gap.
+  private static void waitForActiveNodeManagers(int expected) throws Exception {
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (ClusterMetrics.getMetrics().getNumActiveNMs() < expected) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException("fewer than " + expected + " active NodeManagers after 30 s");
       }
       Thread.sleep(100);
     }
