@@ -1,0 +1,329 @@
+// Env contracts of the framework runtimes: the exact variables each task gets, per role and index,
+// and the framework-specific shape checks made before a job starts.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/peers.h"
+#include "runtime/runtime.h"
+
+namespace tony::runtime {
+namespace {
+
+RoleSpec Role(const std::string& name, int instances, bool untracked = false) {
+  RoleSpec r;
+  r.name = name;
+  r.instances = instances;
+  r.untracked = untracked;
+  r.command = "true";
+  return r;
+}
+
+JobSpec Spec(const std::string& framework, std::vector<RoleSpec> roles, std::string chief) {
+  JobSpec s;
+  s.framework = framework;
+  s.roles = std::move(roles);
+  s.chief_role = std::move(chief);
+  return s;
+}
+
+// The variables BuildTaskEnv adds on top of TonY's common ones.
+EnvMap FrameworkVariables(const JobSpec& spec, const Cluster& cluster, const std::string& role,
+                          int index) {
+  TaskEnvInput in;
+  in.spec = &spec;
+  in.job_id = "job-1";
+  in.role = role;
+  in.index = index;
+  in.cluster = cluster;
+  Result<EnvMap> env = BuildTaskEnv(in);
+  EXPECT_TRUE(env.ok()) << env.status().message();
+  if (!env.ok()) return {};
+  EnvMap extra;
+  EnvMap common = CommonTaskEnv(in);
+  for (const auto& [k, v] : *env) {
+    if (common.count(k) == 0) extra[k] = v;
+  }
+  return extra;
+}
+
+std::string ErrorOf(const JobSpec& spec) {
+  Status s = ValidateForFramework(spec);
+  return s.ok() ? "" : s.message();
+}
+
+// --- JAX ---------------------------------------------------------------------------------------
+
+TEST(JaxEnvTest, EveryProcessGetsJaxAndKubeflowVariables) {
+  JobSpec spec = Spec("jax", {Role("worker", 3)}, "worker");
+  Cluster cluster = {{"worker", {"10.0.0.1:4000", "10.0.0.2:4001", "10.0.0.3:4002"}}};
+  std::string spec_json = ClusterSpecJson(cluster);
+  for (int i = 0; i < 3; ++i) {
+    std::string id = std::to_string(i);
+    EXPECT_EQ(FrameworkVariables(spec, cluster, "worker", i),
+              (EnvMap{{"CLUSTER_SPEC", spec_json},
+                      {"JAX_COORDINATOR_ADDRESS", "10.0.0.1:4000"},
+                      {"JAX_COORDINATOR_PORT", "4000"},
+                      {"JAX_NUM_PROCESSES", "3"},
+                      {"JAX_PROCESS_COUNT", "3"},
+                      {"JAX_PROCESS_ID", id},
+                      {"JAX_PROCESS_INDEX", id},
+                      {"COORDINATOR_ADDRESS", "10.0.0.1"},
+                      {"COORDINATOR_PORT", "4000"},
+                      {"NUM_PROCESSES", "3"},
+                      {"PROCESS_ID", id}}))
+        << "worker " << i;
+  }
+}
+
+TEST(JaxEnvTest, ChiefIsProcessZeroAndOtherRolesAreNotProcesses) {
+  JobSpec spec = Spec("jax", {Role("chief", 1), Role("worker", 2), Role("db", 1, true)}, "chief");
+  Cluster cluster = {{"chief", {"c:10"}}, {"db", {"d:13"}}, {"worker", {"w0:11", "w1:12"}}};
+  EnvMap chief = FrameworkVariables(spec, cluster, "chief", 0);
+  EXPECT_EQ(chief.at("JAX_COORDINATOR_ADDRESS"), "c:10");
+  EXPECT_EQ(chief.at("JAX_PROCESS_ID"), "0");
+  EXPECT_EQ(chief.at("JAX_NUM_PROCESSES"), "3");
+  EnvMap worker1 = FrameworkVariables(spec, cluster, "worker", 1);
+  EXPECT_EQ(worker1.at("JAX_PROCESS_ID"), "2");
+  EXPECT_EQ(worker1.at("COORDINATOR_ADDRESS"), "c");
+  // A helper role learns where the coordinator is but is not one of the processes.
+  EnvMap db = FrameworkVariables(spec, cluster, "db", 0);
+  EXPECT_EQ(db.at("JAX_COORDINATOR_ADDRESS"), "c:10");
+  EXPECT_EQ(db.count("JAX_PROCESS_ID"), 0u);
+  EXPECT_EQ(db.count("PROCESS_ID"), 0u);
+}
+
+TEST(JaxEnvTest, MalformedCoordinatorAddressIsAnError) {
+  JobSpec spec = Spec("jax", {Role("worker", 1)}, "worker");
+  TaskEnvInput in;
+  in.spec = &spec;
+  in.role = "worker";
+  in.cluster = {{"worker", {"no-port"}}};
+  Result<EnvMap> env = JaxEnv(in);
+  ASSERT_FALSE(env.ok());
+  EXPECT_NE(env.status().message().find("no-port"), std::string::npos);
+}
+
+// --- MXNet -------------------------------------------------------------------------------------
+
+TEST(MxnetEnvTest, SchedulerServersAndWorkersGetDmlcVariables) {
+  JobSpec spec =
+      Spec("mxnet", {Role("scheduler", 1), Role("server", 2), Role("worker", 3)}, "worker");
+  Cluster cluster = {{"scheduler", {"127.0.0.1:9091"}},
+                     {"server", {"127.0.0.1:9092", "127.0.0.1:9093"}},
+                     {"worker", {"127.0.0.1:9094", "127.0.0.1:9095", "127.0.0.1:9096"}}};
+  for (const auto& [role, count] :
+       std::vector<std::pair<std::string, int>>{{"scheduler", 1}, {"server", 2}, {"worker", 3}}) {
+    for (int i = 0; i < count; ++i) {
+      EXPECT_EQ(FrameworkVariables(spec, cluster, role, i),
+                (EnvMap{{"CLUSTER_SPEC", ClusterSpecJson(cluster)},
+                        {"DMLC_ROLE", role},
+                        {"DMLC_PS_ROOT_URI", "127.0.0.1"},
+                        {"DMLC_PS_ROOT_PORT", "9091"},
+                        {"DMLC_NUM_SERVER", "2"},
+                        {"DMLC_NUM_WORKER", "3"},
+                        {"DMLC_LOCAL", "0"}}))
+          << role << " " << i;
+    }
+  }
+}
+
+TEST(MxnetEnvTest, SchedulerHostIsResolvedToAnIpAddress) {
+  JobSpec spec =
+      Spec("mxnet", {Role("scheduler", 1), Role("server", 1), Role("worker", 1)}, "worker");
+  Cluster cluster = {
+      {"scheduler", {"localhost:7000"}}, {"server", {"localhost:7001"}}, {"worker", {"w:7002"}}};
+  EnvMap env = FrameworkVariables(spec, cluster, "worker", 0);
+  EXPECT_EQ(env.at("DMLC_PS_ROOT_URI"), "127.0.0.1");
+  EXPECT_EQ(env.at("DMLC_PS_ROOT_PORT"), "7000");
+}
+
+TEST(MxnetEnvTest, MissingOrMalformedSchedulerIsAnError) {
+  JobSpec spec =
+      Spec("mxnet", {Role("scheduler", 1), Role("server", 1), Role("worker", 1)}, "worker");
+  TaskEnvInput in;
+  in.spec = &spec;
+  in.role = "worker";
+  in.cluster = {{"scheduler", {"no-port"}}, {"worker", {"127.0.0.1:1"}}};
+  Result<EnvMap> env = MxnetEnv(in);
+  ASSERT_FALSE(env.ok());
+  EXPECT_NE(env.status().message().find("no-port"), std::string::npos);
+  in.cluster.erase("scheduler");
+  env = MxnetEnv(in);
+  ASSERT_FALSE(env.ok());
+  EXPECT_NE(env.status().message().find("tony.scheduler.instances"), std::string::npos);
+}
+
+// --- Horovod -----------------------------------------------------------------------------------
+
+TEST(HorovodEnvTest, WorkersGetGlooLauncherVariablesWithWorkerZeroAsRendezvous) {
+  JobSpec spec = Spec("horovod", {Role("worker", 2)}, "worker");
+  Cluster cluster = {{"worker", {"hostA:5000", "hostA:5001"}}};
+  for (int i = 0; i < 2; ++i) {
+    std::string r = std::to_string(i);
+    EXPECT_EQ(FrameworkVariables(spec, cluster, "worker", i),
+              (EnvMap{{"CLUSTER_SPEC", ClusterSpecJson(cluster)},
+                      {"HOROVOD_CONTROLLER", "gloo"},
+                      {"HOROVOD_CPU_OPERATIONS", "gloo"},
+                      {"HOROVOD_GLOO_TIMEOUT_SECONDS", "2000"},
+                      {"HOROVOD_GLOO_RENDEZVOUS_ADDR", "hostA"},
+                      {"HOROVOD_GLOO_RENDEZVOUS_PORT", "5000"},
+                      {"HOROVOD_HOSTNAME", "hostA"},
+                      {"HOROVOD_RANK", r},
+                      {"HOROVOD_SIZE", "2"},
+                      {"HOROVOD_LOCAL_RANK", r},
+                      {"HOROVOD_LOCAL_SIZE", "2"},
+                      {"HOROVOD_CROSS_RANK", "0"},
+                      {"HOROVOD_CROSS_SIZE", "1"}}))
+        << "worker " << i;
+  }
+}
+
+TEST(HorovodEnvTest, SlotsFollowHorovodHostAssignmentAcrossHosts) {
+  // Workers interleaved over two hosts: horovod numbers ranks host by host, in the order the
+  // hosts first appear, so worker 1 (the first on h2) is rank 2.
+  std::vector<std::string> workers = {"h1:1", "h2:2", "h1:3"};
+  std::vector<HorovodSlot> slots = HorovodSlots(workers);
+  ASSERT_EQ(slots.size(), 3u);
+  auto expect = [&](int task, int rank, int local_rank, int local_size, int cross_rank,
+                    int cross_size) {
+    const HorovodSlot& s = slots[task];
+    EXPECT_EQ(s.rank, rank) << "task " << task;
+    EXPECT_EQ(s.size, 3) << "task " << task;
+    EXPECT_EQ(s.local_rank, local_rank) << "task " << task;
+    EXPECT_EQ(s.local_size, local_size) << "task " << task;
+    EXPECT_EQ(s.cross_rank, cross_rank) << "task " << task;
+    EXPECT_EQ(s.cross_size, cross_size) << "task " << task;
+  };
+  expect(0, 0, 0, 2, 0, 2);  // h1 slot 0; local rank 0 exists on h1 and h2
+  expect(1, 2, 0, 1, 1, 2);  // h2 slot 0
+  expect(2, 1, 1, 2, 0, 1);  // h1 slot 1; only h1 has a local rank 1
+  EXPECT_EQ(slots[1].hostname, "h2");
+  EXPECT_EQ(HorovodWorkerList(workers), "h1:2,h2:1");
+}
+
+TEST(HorovodEnvTest, DriverHostsRendezvousAndGetsTheWorkerList) {
+  JobSpec spec = Spec("horovod", {Role("driver", 1, true), Role("worker", 3)}, "worker");
+  Cluster cluster = {{"driver", {"d:6000"}}, {"worker", {"h1:1", "h2:2", "h1:3"}}};
+  EXPECT_EQ(
+      FrameworkVariables(spec, cluster, "driver", 0),
+      (EnvMap{{"CLUSTER_SPEC", ClusterSpecJson(cluster)}, {"CLUSTER_WORKER_LIST", "h1:2,h2:1"}}));
+  EnvMap w1 = FrameworkVariables(spec, cluster, "worker", 1);
+  EXPECT_EQ(w1.at("HOROVOD_GLOO_RENDEZVOUS_ADDR"), "d");
+  EXPECT_EQ(w1.at("HOROVOD_GLOO_RENDEZVOUS_PORT"), "6000");
+  EXPECT_EQ(w1.at("HOROVOD_RANK"), "2");
+  EXPECT_EQ(w1.at("HOROVOD_HOSTNAME"), "h2");
+  EXPECT_EQ(w1.at("HOROVOD_CROSS_RANK"), "1");
+}
+
+// --- Other runtimes through BuildTaskEnv -------------------------------------------------------
+
+TEST(BuildTaskEnvTest, TensorFlowPsStrategyTasksSeeTheWholeTrainingCluster) {
+  JobSpec spec =
+      Spec("tensorflow", {Role("chief", 1), Role("ps", 1, true), Role("worker", 2)}, "chief");
+  Cluster cluster = {{"chief", {"c:1"}}, {"ps", {"p:2"}}, {"worker", {"w0:3", "w1:4"}}};
+  for (const auto& [role, index] :
+       std::vector<std::pair<std::string, int>>{{"chief", 0}, {"ps", 0}, {"worker", 1}}) {
+    EnvMap env = FrameworkVariables(spec, cluster, role, index);
+    EXPECT_EQ(env.size(), 2u);
+    auto tf = nlohmann::json::parse(env.at("TF_CONFIG"));
+    EXPECT_EQ(tf, nlohmann::json::parse(R"({"cluster":{"chief":["c:1"],"ps":["p:2"],)"
+                                        R"("worker":["w0:3","w1:4"]},"task":{"type":")" +
+                                        role + R"(","index":)" + std::to_string(index) + "}}"));
+  }
+}
+
+TEST(BuildTaskEnvTest, StandaloneAddsNothingAndGenericOnlyTheClusterSpec) {
+  JobSpec standalone = Spec("standalone", {Role("worker", 1)}, "worker");
+  Cluster cluster = {{"worker", {"w:1"}}};
+  EXPECT_TRUE(FrameworkVariables(standalone, cluster, "worker", 0).empty());
+  JobSpec generic = Spec("generic", {Role("worker", 1)}, "worker");
+  EXPECT_EQ(FrameworkVariables(generic, cluster, "worker", 0),
+            (EnvMap{{"CLUSTER_SPEC", R"({"worker":["w:1"]})"}}));
+}
+
+TEST(BuildTaskEnvTest, PyTorchTwoWorkersExactVariables) {
+  JobSpec spec = Spec("pytorch", {Role("worker", 2)}, "worker");
+  Cluster cluster = {{"worker", {"m:29500", "b:2"}}};
+  EXPECT_EQ(FrameworkVariables(spec, cluster, "worker", 1),
+            (EnvMap{{"MASTER_ADDR", "m"},
+                    {"MASTER_PORT", "29500"},
+                    {"WORLD_SIZE", "2"},
+                    {"WORLD", "2"},
+                    {"INIT_METHOD", "tcp://m:29500"},
+                    {"RANK", "1"},
+                    {"LOCAL_RANK", "0"},
+                    {"LOCAL_WORLD_SIZE", "1"},
+                    {"GROUP_RANK", "1"},
+                    {"ROLE_RANK", "1"},
+                    {"NODE_RANK", "1"}}));
+}
+
+// --- Validation --------------------------------------------------------------------------------
+
+TEST(ValidateFrameworksTest, MxnetNeedsExactlyOneSchedulerAndNoPs) {
+  JobSpec ok =
+      Spec("mxnet", {Role("scheduler", 1), Role("server", 1), Role("worker", 2)}, "worker");
+  EXPECT_EQ(ErrorOf(ok), "");
+
+  JobSpec no_scheduler = Spec("mxnet", {Role("server", 1), Role("worker", 2)}, "worker");
+  EXPECT_NE(ErrorOf(no_scheduler).find("exactly one scheduler"), std::string::npos);
+  EXPECT_NE(ErrorOf(no_scheduler).find("tony.scheduler.instances = 0"), std::string::npos);
+
+  JobSpec two_schedulers =
+      Spec("mxnet", {Role("scheduler", 2), Role("server", 1), Role("worker", 2)}, "worker");
+  EXPECT_NE(ErrorOf(two_schedulers).find("tony.scheduler.instances = 2"), std::string::npos);
+
+  JobSpec with_ps =
+      Spec("mxnet", {Role("ps", 1), Role("scheduler", 1), Role("server", 1), Role("worker", 1)},
+           "worker");
+  EXPECT_NE(ErrorOf(with_ps).find("tony.ps.instances = 0"), std::string::npos);
+
+  JobSpec no_server = Spec("mxnet", {Role("scheduler", 1), Role("worker", 1)}, "worker");
+  EXPECT_NE(ErrorOf(no_server).find("tony.server.instances"), std::string::npos);
+
+  ok.mode = DistributedMode::kFcfs;
+  EXPECT_NE(ErrorOf(ok).find("GANG"), std::string::npos);
+}
+
+TEST(ValidateFrameworksTest, HorovodRejectsPsAndNeedsWorkersInGangMode) {
+  JobSpec ok = Spec("horovod", {Role("worker", 2)}, "worker");
+  EXPECT_EQ(ErrorOf(ok), "");
+  JobSpec with_ps = Spec("horovod", {Role("ps", 1, true), Role("worker", 2)}, "worker");
+  EXPECT_NE(ErrorOf(with_ps).find("horovod has no parameter servers"), std::string::npos);
+  EXPECT_NE(ErrorOf(with_ps).find("tony.ps.instances = 0"), std::string::npos);
+  JobSpec no_workers = Spec("horovod", {Role("chief", 1)}, "chief");
+  EXPECT_NE(ErrorOf(no_workers).find("tony.worker.instances"), std::string::npos);
+  ok.mode = DistributedMode::kFcfs;
+  EXPECT_NE(ErrorOf(ok).find("GANG"), std::string::npos);
+}
+
+TEST(ValidateFrameworksTest, JaxNeedsProcessesInGangMode) {
+  JobSpec ok = Spec("jax", {Role("worker", 2)}, "worker");
+  EXPECT_EQ(ErrorOf(ok), "");
+  JobSpec only_ps = Spec("jax", {Role("ps", 1)}, "");
+  EXPECT_NE(ErrorOf(only_ps).find("jax needs tony.worker.instances"), std::string::npos);
+  ok.mode = DistributedMode::kFcfs;
+  EXPECT_NE(ErrorOf(ok).find("FCFS"), std::string::npos);
+}
+
+TEST(ValidateFrameworksTest, StandaloneWithThreeWorkersNamesTheCount) {
+  JobSpec spec = Spec("standalone", {Role("worker", 3)}, "worker");
+  EXPECT_NE(ErrorOf(spec).find("the job has 3"), std::string::npos);
+}
+
+TEST(ValidateFrameworksTest, TensorFlowStrategiesShapesAreAccepted) {
+  EXPECT_EQ(ErrorOf(Spec("tensorflow", {Role("worker", 2)}, "worker")), "");
+  EXPECT_EQ(
+      ErrorOf(Spec("tensorflow", {Role("chief", 1), Role("ps", 1, true), Role("worker", 2, true)},
+                   "chief")),
+      "");
+}
+
+TEST(PeersTest, ResolveIpv4KeepsLiteralsAndResolvesLocalhost) {
+  EXPECT_EQ(*ResolveIpv4("10.1.2.3"), "10.1.2.3");
+  EXPECT_EQ(*ResolveIpv4("localhost"), "127.0.0.1");
+}
+
+}  // namespace
+}  // namespace tony::runtime
