@@ -7,11 +7,14 @@ Per run: wall time from just before the launch to the moment everything has exit
 `tony submit` exited with the job's result; for bare: both ranks exited), and rank 0's own
 train_seconds (the training loop alone, printed by train.py), so that the part of the difference
 that is outside the training loop is visible. That part includes importing torch (1-2 s here)
-and init_process_group, which on this torch (1.13) now and then stalls for about 1 s on either
-launcher (observed when the ranks start within a few ms of each other), so use several runs. Runs alternate tony/bare; one untimed bare run
+and init_process_group, which on this torch (1.13) stalls for about 1 s whenever rank 1 tries to
+reach rank 0's TCPStore before rank 0 listens (its connect retry interval; checked by starting
+rank 1 0.4 s before rank 0). With both ranks started together that is a coin toss on either
+launcher, so the wall times are bimodal: use several runs, and read the fastest-run ratio too.
+(Real torchrun avoids the race: its agent hosts the store before it starts the workers.) Runs alternate tony/bare; one untimed bare run
 first warms the page cache (importing torch from a cold cache takes seconds).
 
-usage: /usr/bin/python3 bench/ddp_overhead.py [--tony build-bench/cli/tony] [--reps 5]
+usage: /usr/bin/python3 bench/ddp_overhead.py [--tony build-bench/cli/tony] [--reps 8]
 """
 import argparse
 import os
@@ -92,13 +95,13 @@ def run_bare(epochs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tony", help="tony binary (default: build-bench/cli/tony or $TONY_BIN)")
-    ap.add_argument("--reps", type=int, default=5, help="timed runs per launcher")
+    ap.add_argument("--reps", type=int, default=8, help="timed runs per launcher")
     ap.add_argument("--epochs", type=int, default=0,
                     help="passed to train.py (0: the script's default, 30)")
     args = ap.parse_args()
     tony = bu.tony_binary(args.tony)
 
-    print(f"# tony vs bare ranks, examples/pytorch-ddp, tony {bu.git_head()} ({tony})")
+    print(f"# tony vs bare ranks, examples/pytorch-ddp; repo HEAD {bu.git_head()} at run time; binary {tony}")
     print(f"# machine: {bu.machine_line()}")
     print(f"# tony: {' '.join(tony_args('tony', args.epochs))}")
     print(f"# bare: 2x MASTER_ADDR=127.0.0.1 MASTER_PORT=<free> RANK=i WORLD_SIZE=2 LOCAL_RANK=i "

@@ -169,7 +169,7 @@ def main():
     tony = bu.tony_binary(args.tony)
     counts = [int(x) for x in args.tasks.split(",")]
 
-    print(f"# tony local-engine startup benchmark, tony {bu.git_head()} ({tony})")
+    print(f"# tony local-engine startup benchmark; repo HEAD {bu.git_head()} at run time; binary {tony}")
     print(f"# machine: {bu.machine_line()}")
     print(f"# user command: {STAMP}")
     print(f"# tony: {' '.join(tony_args('tony', 0, '<cmd>', 'tony.xml'))[:-1]}N  "
