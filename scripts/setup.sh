@@ -24,3 +24,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The real ML frameworks for examples/ and the `frameworks` test tier, each in its own venv.
+bash "$(dirname "$0")/setup-frameworks.sh"

@@ -1,0 +1,60 @@
+"""Helpers for the real-framework tests: where each framework's interpreter is, and reading what a
+task printed.
+
+scripts/setup-frameworks.sh installs each framework from PyPI into its own virtualenv (their
+numpy pins conflict with each other and with Debian's python3-torch); TONY_TF_PYTHON,
+TONY_JAX_PYTHON and TONY_MXNET_PYTHON override where the tests look for them."""
+import os
+import re
+import subprocess
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
+TF_PYTHON = os.environ.get("TONY_TF_PYTHON", "/opt/tony-tf/bin/python")
+JAX_PYTHON = os.environ.get("TONY_JAX_PYTHON", "/opt/tony-jax/bin/python")
+MXNET_PYTHON = os.environ.get("TONY_MXNET_PYTHON", "/opt/tony-mxnet/bin/python")
+
+
+def example(name):
+    return os.path.join(REPO, "examples", name)
+
+
+def require(python, module):
+    """Fails (never skips) when the framework is missing: the setup script must install it."""
+    ok = os.access(python, os.X_OK) and subprocess.run(
+        [python, "-c", f"import {module}"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, timeout=120).returncode == 0
+    assert ok, f"{python} cannot import {module}: run scripts/setup-frameworks.sh"
+    return python
+
+
+def output(tony, role, index, stream="stdout"):
+    with open(os.path.join(tony.task(role, index)["log_dir"], stream)) as f:
+        return f.read()
+
+
+def submit(tony, example_dir, script, python, task_params="", conf=(), timeout=300):
+    """Runs `tony submit` on an example and returns the finished job's status; fails with the
+    client's output and each task's stderr tail when the job does not succeed."""
+    args = ["submit", "--executes", script, "--python_binary_path", python,
+            "--src_dir", os.path.join(example_dir, "src"),
+            "--conf_file", os.path.join(example_dir, "tony.xml")]
+    if task_params:
+        args += ["--task_params", task_params]
+    for c in conf:
+        args += ["--conf", c]
+    r = tony.run(*args, timeout=timeout)
+    if r.returncode != 0:
+        tails = []
+        for t in tony.status()["tasks"] if tony.jobs() else []:
+            try:
+                with open(os.path.join(t["log_dir"], "stderr")) as f:
+                    tails.append(f"--- {t['role']}:{t['index']} stderr\n" + f.read()[-3000:])
+            except OSError:
+                pass
+        raise AssertionError(r.stdout[-3000:] + r.stderr[-3000:] + "\n".join(tails))
+    return tony.status()
+
+
+def floats(pattern, text):
+    """Every match of `pattern` in `text`, its groups as floats."""
+    return [tuple(float(g) for g in m.groups()) for m in re.finditer(pattern, text)]
