@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "client/render.h"
+#include "client/yarn_submit.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -106,6 +107,41 @@ Status Stage(const SubmitOptions& o, const history::JobPaths& paths) {
   return Status::Ok();
 }
 
+// The entries of a zip archive (`unzip -Z1`), or an error when it is not a readable zip.
+Result<std::vector<std::string>> ZipEntries(const std::string& archive) {
+  std::string cmd = "unzip -Z1 " + ShellQuote(archive) + " 2>/dev/null";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return ErrnoStatus("cannot run unzip", errno);
+  std::vector<std::string> entries;
+  char line[4096];
+  while (std::fgets(line, sizeof(line), p) != nullptr) {
+    std::string entry(Trim(line));
+    if (!entry.empty()) entries.push_back(entry);
+  }
+  int rc = ::pclose(p);
+  if (rc != 0) return InvalidArgument("not a zip archive");
+  return entries;
+}
+
+// TonY resolves a relative --python_binary_path inside the unpacked venv (venv/<path>); make sure
+// the archive really has it, so a wrong path fails here and not in every task.
+Status CheckVenv(const SubmitOptions& o) {
+  if (o.python_venv.empty()) return Status::Ok();
+  auto entries = ZipEntries(o.python_venv);
+  if (!entries.ok())
+    return InvalidArgument("--python_venv " + o.python_venv + ": not a zip archive");
+  const std::string& python = o.python_binary_path;
+  if (python.empty() || python[0] == '/') return Status::Ok();
+  for (const auto& e : *entries) {
+    if (e == python) return Status::Ok();
+  }
+  return InvalidArgument("--python_binary_path " + python + ": no such file in --python_venv " +
+                         o.python_venv +
+                         " (a relative interpreter path is looked up inside the "
+                         "unpacked venv, as venv/" +
+                         python + ")");
+}
+
 Status CheckInputs(const SubmitOptions& o) {
   if (!o.src_dir.empty() && !PathExists(o.src_dir)) {
     return InvalidArgument("--src_dir " + o.src_dir + ": no such file or directory");
@@ -116,6 +152,7 @@ Status CheckInputs(const SubmitOptions& o) {
   if (!o.conf_file.empty() && !PathExists(o.conf_file)) {
     return InvalidArgument("--conf_file " + o.conf_file + ": no such file");
   }
+  TONY_RETURN_IF_ERROR(CheckVenv(o));
   return CheckEntryPoint(o);
 }
 
@@ -263,11 +300,7 @@ int Submit(const SubmitOptions& o) {
   s = runtime::ValidateForFramework(*spec);
   if (!s.ok()) return fail_input(s);
   std::string engine = ChooseEngine(o);
-  if (engine == "yarn") {
-    return fail_input(FailedPrecondition(
-        "the yarn engine is not available in this build yet (HADOOP_CONF_DIR or YARN_CONF_DIR "
-        "selects it); run with --engine local"));
-  }
+  if (engine == "yarn") return SubmitToYarn(o, *conf, *spec);
   if (engine != "local") {
     return fail_input(InvalidArgument("--engine " + engine + ": expected local or yarn"));
   }

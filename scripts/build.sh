@@ -4,6 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-default}
 cmake --preset "$preset" >/dev/null
-jobs=$(nproc)
-cmake --build --preset "$preset" -j "$jobs" 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\] ' || true
-test "${PIPESTATUS[0]}" -eq 0
+log=$(mktemp -t tony-build-XXXXXX.log)
+if ! cmake --build --preset "$preset" -j "$(nproc)" >"$log" 2>&1; then
+  grep -E 'error|FAILED|undefined reference' "$log" | head -n 40 || true
+  echo "build ($preset) failed; full log: $log" >&2
+  exit 1
+fi
+rm -f "$log"
