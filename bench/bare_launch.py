@@ -17,7 +17,9 @@ def main():
         log_dir = os.path.join(log_root, str(i))
         os.makedirs(log_dir, exist_ok=True)
         env = dict(os.environ, TONY_LOG_DIR=log_dir)
-        procs.append(subprocess.Popen(["bash", "-c", command], env=env))
+        # Its own session, as tony's local engine gives each task (see ddp_overhead.py: with
+        # autogroup scheduling a session is a CPU-sharing unit).
+        procs.append(subprocess.Popen(["bash", "-c", command], env=env, start_new_session=True))
     failed = sum(1 for p in procs if p.wait() != 0)
     sys.exit(1 if failed else 0)
 

@@ -80,8 +80,12 @@ def run_bare(epochs):
     argv = [bu.SYSTEM_PYTHON, "train.py"] + (["--epochs", str(epochs)] if epochs else [])
     port = bu.free_port()
     m0 = time.monotonic()
+    # Each rank in its own session, as tony's local engine starts each task: with the kernel's
+    # autogroup scheduling (on here) a session is a CPU-sharing unit, so ranks that share this
+    # script's session would get less CPU than tony's on a loaded machine.
     procs = [subprocess.Popen(argv, cwd=SRC, env=bare_env(rank, port), stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True) for rank in range(2)]
+                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
+             for rank in range(2)]
     outs = [p.communicate()[0] for p in procs]
     wall = time.monotonic() - m0
     for rank, p in enumerate(procs):
@@ -104,7 +108,7 @@ def main():
     print(f"# tony vs bare ranks, examples/pytorch-ddp; repo HEAD {bu.git_head()} at run time; binary {tony}")
     print(f"# machine: {bu.machine_line()}")
     print(f"# tony: {' '.join(tony_args('tony', args.epochs))}")
-    print(f"# bare: 2x MASTER_ADDR=127.0.0.1 MASTER_PORT=<free> RANK=i WORLD_SIZE=2 LOCAL_RANK=i "
+    print(f"# bare: 2x (each in its own session) MASTER_ADDR=127.0.0.1 MASTER_PORT=<free> RANK=i WORLD_SIZE=2 LOCAL_RANK=i "
           f"LOCAL_WORLD_SIZE=2 OMP_NUM_THREADS=1 {bu.SYSTEM_PYTHON} train.py"
           f"{' --epochs %d' % args.epochs if args.epochs else ''}  (cwd {SRC})")
     started = time.monotonic()
