@@ -5,6 +5,8 @@
 #   /opt/tony-tf     tensorflow-cpu 2.15.1 (Keras 2; numpy < 2)
 #   /opt/tony-jax    jax[cpu] 0.10.2 (jax + jaxlib)
 #   /opt/tony-mxnet  mxnet 1.9.1 with numpy < 1.24 (mxnet uses np.bool, removed in 1.24)
+#   /opt/tony-hvd    horovod 0.28.1 built from its sdist with PyTorch and gloo against Debian's
+#                    python3-torch (a venv with system site packages; about 10 minutes on 2 cores)
 # Idempotent and quiet: an environment whose module already imports is left alone.
 set -euo pipefail
 
@@ -20,18 +22,41 @@ venv_with() {
     return 0
   fi
   echo "setup-frameworks: installing $* into $root/$name"
-  [ -x "$py" ] || python3 -m venv "$root/$name"
+  [ -x "$py" ] || /usr/bin/python3 -m venv "$root/$name"
   "$py" -m pip install --quiet --disable-pip-version-check "$@"
   "$py" -c "import $module" >/dev/null
 }
 
-if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+sudo_cmd=""
+[ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+# python3-venv for the venvs; libtorch-dev (the headers python3-torch lacks), pybind11-dev, cmake
+# and g++ to build horovod's PyTorch extension.
+missing=()
+for p in python3-venv python3-torch libtorch-dev pybind11-dev cmake g++; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup-frameworks: installing ${missing[*]}"
+  $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
-    python3-venv
+    "${missing[@]}"
 fi
 
 venv_with tony-tf tensorflow "tensorflow-cpu==2.15.1"
 venv_with tony-jax jax "jax[cpu]==0.10.2"
 venv_with tony-mxnet mxnet "numpy<1.24" "mxnet==1.9.1"
+
+# Horovod's last release builds only from source; its build must see Debian's torch (hence the
+# system site packages and no build isolation) and its build requirements.
+hvd_py="$root/tony-hvd/bin/python"
+if ! { [ -x "$hvd_py" ] && "$hvd_py" -c "import horovod.torch" >/dev/null 2>&1; }; then
+  echo "setup-frameworks: building horovod 0.28.1 (PyTorch, gloo) into $root/tony-hvd"
+  [ -x "$hvd_py" ] || /usr/bin/python3 -m venv --system-site-packages "$root/tony-hvd"
+  "$hvd_py" -m pip install --quiet --disable-pip-version-check \
+    cloudpickle psutil pyyaml packaging wheel setuptools cffi
+  HOROVOD_WITH_PYTORCH=1 HOROVOD_WITHOUT_TENSORFLOW=1 HOROVOD_WITHOUT_MXNET=1 \
+    HOROVOD_WITH_GLOO=1 HOROVOD_WITHOUT_MPI=1 MAKEFLAGS=-j2 \
+    nice "$hvd_py" -m pip install --quiet --disable-pip-version-check \
+    --no-build-isolation --no-cache-dir "horovod==0.28.1"
+  "$hvd_py" -c "import horovod.torch" >/dev/null
+fi

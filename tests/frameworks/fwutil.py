@@ -3,7 +3,7 @@ task printed.
 
 scripts/setup-frameworks.sh installs each framework from PyPI into its own virtualenv (their
 numpy pins conflict with each other and with Debian's python3-torch); TONY_TF_PYTHON,
-TONY_JAX_PYTHON and TONY_MXNET_PYTHON override where the tests look for them."""
+TONY_JAX_PYTHON, TONY_MXNET_PYTHON and TONY_HOROVOD_PYTHON override where the tests look for them."""
 import os
 import re
 import subprocess
@@ -12,6 +12,7 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
 TF_PYTHON = os.environ.get("TONY_TF_PYTHON", "/opt/tony-tf/bin/python")
 JAX_PYTHON = os.environ.get("TONY_JAX_PYTHON", "/opt/tony-jax/bin/python")
 MXNET_PYTHON = os.environ.get("TONY_MXNET_PYTHON", "/opt/tony-mxnet/bin/python")
+HOROVOD_PYTHON = os.environ.get("TONY_HOROVOD_PYTHON", "/opt/tony-hvd/bin/python")
 
 
 def example(name):
