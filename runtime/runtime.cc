@@ -12,6 +12,11 @@ bool IsChief(const JobSpec& spec, const std::string& role, int index) {
   return !spec.chief_role.empty() && role == spec.chief_role && index == spec.chief_index;
 }
 
+int NprocPerTask(const JobSpec& spec, const std::string& role) {
+  const RoleSpec* r = spec.FindRole(role);
+  return r == nullptr ? 1 : std::max(1, r->nproc_per_task);
+}
+
 int Instances(const JobSpec& spec, const std::string& role) {
   const RoleSpec* r = spec.FindRole(role);
   return r == nullptr ? 0 : r->instances;
@@ -151,14 +156,28 @@ EnvMap TensorFlowEnv(const TaskEnvInput& in) {
 Result<EnvMap> PyTorchEnv(const TaskEnvInput& in) {
   EnvMap env;
   std::vector<std::string> rank_roles = ProcessGroupRoles(in.cluster);
-  int world_size = 0;
-  int rank = -1;
-  for (const auto& role : rank_roles) {
-    const auto& addresses = in.cluster.at(role);
-    if (role == in.role) rank = world_size + in.index;
-    world_size += static_cast<int>(addresses.size());
-  }
   if (rank_roles.empty()) return env;
+  // torchrun's semantics with each task as one of its nodes running tony.<role>.nproc-per-task
+  // local processes: ranks are numbered task by task in ProcessGroupRoles order, and local rank
+  // by local rank within a task.
+  int world_size = 0;
+  int tasks = 0;
+  int group_rank = -1;
+  int first_rank = -1;  // the global rank of this task's local rank 0
+  int role_tasks = 0;
+  for (const auto& role : rank_roles) {
+    int count = static_cast<int>(in.cluster.at(role).size());
+    int nproc = NprocPerTask(*in.spec, role);
+    if (role == in.role) {
+      role_tasks = count;
+      if (in.index >= 0 && in.index < count) {
+        group_rank = tasks + in.index;
+        first_rank = world_size + in.index * nproc;
+      }
+    }
+    tasks += count;
+    world_size += count * nproc;
+  }
   const std::string& master = in.cluster.at(rank_roles.front()).front();
   auto [master_host, master_port] = SplitHostPort(master);
   if (master_host.empty()) return InvalidArgument("malformed address in cluster spec: " + master);
@@ -167,15 +186,21 @@ Result<EnvMap> PyTorchEnv(const TaskEnvInput& in) {
   env["WORLD_SIZE"] = std::to_string(world_size);
   env["WORLD"] = std::to_string(world_size);
   env["INIT_METHOD"] = "tcp://" + master;
-  if (rank >= 0) {
-    // One process per task until nproc-per-task lands: local rank 0 of a group of 1, and the
-    // node (group) rank equals the global rank.
-    env["RANK"] = std::to_string(rank);
-    env["LOCAL_RANK"] = "0";
-    env["LOCAL_WORLD_SIZE"] = "1";
-    env["GROUP_RANK"] = std::to_string(rank);
-    env["ROLE_RANK"] = std::to_string(in.index);
-    env["NODE_RANK"] = std::to_string(rank);
+  if (group_rank >= 0) {
+    int nproc = NprocPerTask(*in.spec, in.role);
+    if (in.local_rank < 0 || in.local_rank >= nproc) {
+      return InvalidArgument("local rank " + std::to_string(in.local_rank) + " of " + in.role +
+                             ":" + std::to_string(in.index) + " is outside tony." + in.role +
+                             ".nproc-per-task = " + std::to_string(nproc));
+    }
+    env["RANK"] = std::to_string(first_rank + in.local_rank);
+    env["LOCAL_RANK"] = std::to_string(in.local_rank);
+    env["LOCAL_WORLD_SIZE"] = std::to_string(nproc);
+    env["GROUP_RANK"] = std::to_string(group_rank);
+    env["GROUP_WORLD_SIZE"] = std::to_string(tasks);
+    env["ROLE_RANK"] = std::to_string(in.index * nproc + in.local_rank);
+    env["ROLE_WORLD_SIZE"] = std::to_string(role_tasks * nproc);
+    env["NODE_RANK"] = std::to_string(group_rank);
   }
   return env;
 }

@@ -6,7 +6,9 @@
 //
 //  tensorflow  TF_CONFIG and CLUSTER_SPEC exactly as TonY builds them (TONY-REFERENCE.md §4.1)
 //  pytorch     torchrun/Kubeflow variables (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE,
-//              LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK) plus TonY's INIT_METHOD, RANK, WORLD
+//              LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE, ROLE_RANK,
+//              ROLE_WORLD_SIZE), a task being a torchrun node of nproc-per-task processes,
+//              plus TonY's INIT_METHOD, RANK, WORLD
 //  horovod     horovodrun's gloo variables (HOROVOD_RANK/SIZE/LOCAL_*/CROSS_*, rendezvous)
 //  mxnet       DMLC_ROLE, DMLC_PS_ROOT_URI/PORT, DMLC_NUM_SERVER/WORKER (TONY-REFERENCE.md §4.4)
 //  jax         JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID and Kubeflow's names
@@ -33,6 +35,9 @@ struct TaskEnvInput {
   std::string role;
   int index = 0;
   int attempt = 0;
+  // Which of the task's tony.<role>.nproc-per-task processes this environment is for (0-based);
+  // only the pytorch runtime distinguishes them.
+  int local_rank = 0;
   Cluster cluster;  // empty in FCFS mode for frameworks that do not need peers
   std::string am_host;
   int am_port = 0;

@@ -255,8 +255,51 @@ TEST(BuildTaskEnvTest, PyTorchTwoWorkersExactVariables) {
                     {"LOCAL_RANK", "0"},
                     {"LOCAL_WORLD_SIZE", "1"},
                     {"GROUP_RANK", "1"},
+                    {"GROUP_WORLD_SIZE", "2"},
                     {"ROLE_RANK", "1"},
+                    {"ROLE_WORLD_SIZE", "2"},
                     {"NODE_RANK", "1"}}));
+}
+
+TEST(BuildTaskEnvTest, PyTorchNprocPerTaskFollowsTorchrunNumbering) {
+  // A chief and 2 workers, each task a torchrun node of 2 local processes: 6 ranks, numbered task
+  // by task (chief first), local rank by local rank.
+  RoleSpec chief = Role("chief", 1);
+  RoleSpec worker = Role("worker", 2);
+  chief.nproc_per_task = 2;
+  worker.nproc_per_task = 2;
+  JobSpec spec = Spec("pytorch", {chief, worker}, "chief");
+  TaskEnvInput in;
+  in.spec = &spec;
+  in.cluster = {{"chief", {"c:29500"}}, {"worker", {"w0:1", "w1:2"}}};
+  in.role = "worker";
+  in.index = 1;
+  in.local_rank = 1;
+  Result<EnvMap> env = PyTorchEnv(in);
+  ASSERT_TRUE(env.ok()) << env.status().message();
+  EXPECT_EQ(*env, (EnvMap{{"MASTER_ADDR", "c"},
+                          {"MASTER_PORT", "29500"},
+                          {"WORLD_SIZE", "6"},
+                          {"WORLD", "6"},
+                          {"INIT_METHOD", "tcp://c:29500"},
+                          {"RANK", "5"},
+                          {"LOCAL_RANK", "1"},
+                          {"LOCAL_WORLD_SIZE", "2"},
+                          {"GROUP_RANK", "2"},
+                          {"GROUP_WORLD_SIZE", "3"},
+                          {"ROLE_RANK", "3"},
+                          {"ROLE_WORLD_SIZE", "4"},
+                          {"NODE_RANK", "2"}}));
+  in.role = "chief";
+  in.index = 0;
+  in.local_rank = 0;
+  EXPECT_EQ(PyTorchEnv(in)->at("RANK"), "0");
+  in.local_rank = 1;
+  EXPECT_EQ(PyTorchEnv(in)->at("RANK"), "1");
+  in.local_rank = 2;
+  Result<EnvMap> outside = PyTorchEnv(in);
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.status().message().find("tony.chief.nproc-per-task = 2"), std::string::npos);
 }
 
 // --- Validation --------------------------------------------------------------------------------
