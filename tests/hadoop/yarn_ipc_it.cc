@@ -7,13 +7,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "applicationclient_protocol.pb.h"
 #include "applicationmaster_protocol.pb.h"
 #include "common/log.h"
+#include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/ipc/client.h"
+#include "hadoop/yarn/clients.h"
 #include "tests/hadoop/minicluster.h"
 #include "yarn_security_token.pb.h"
 #include "yarn_service_protos.pb.h"
@@ -22,7 +25,9 @@ namespace tony::hadoop::ipc {
 namespace {
 
 using namespace std::chrono_literals;
-namespace yarn = ::hadoop::yarn;
+namespace yarn_pb = ::hadoop::yarn;
+namespace yarn = ::tony::hadoop::yarn;
+namespace hdfs = ::tony::hadoop::hdfs;
 
 // §4.1: protocol names, version 1.
 constexpr char kClientProtocol[] = "org.apache.hadoop.yarn.api.ApplicationClientProtocolPB";
@@ -69,8 +74,8 @@ testing::MiniCluster* YarnIpcTest::cluster_ = nullptr;
 
 TEST_F(YarnIpcTest, ClusterMetricsCountTwoNodeManagers) {
   RpcClient client(ClientOptions());
-  yarn::GetClusterMetricsRequestProto request;
-  yarn::GetClusterMetricsResponseProto response;
+  yarn_pb::GetClusterMetricsRequestProto request;
+  yarn_pb::GetClusterMetricsResponseProto response;
   // The harness waits for both NodeManagers to be active; poll briefly all the same.
   auto deadline = std::chrono::steady_clock::now() + 20s;
   do {
@@ -85,8 +90,8 @@ TEST_F(YarnIpcTest, ClusterMetricsCountTwoNodeManagers) {
 
 TEST_F(YarnIpcTest, NewApplicationIdsOverOneMultiplexedConnection) {
   RpcClient client(ClientOptions());
-  yarn::GetNewApplicationRequestProto request;
-  yarn::GetNewApplicationResponseProto first;
+  yarn_pb::GetNewApplicationRequestProto request;
+  yarn_pb::GetNewApplicationResponseProto first;
   Status s = client.Call("getNewApplication", request, &first, kCallTimeout);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_GT(first.application_id().id(), 0);
@@ -99,7 +104,7 @@ TEST_F(YarnIpcTest, NewApplicationIdsOverOneMultiplexedConnection) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] {
-      yarn::GetNewApplicationResponseProto r;
+      yarn_pb::GetNewApplicationResponseProto r;
       if (client.Call("getNewApplication", request, &r, kCallTimeout).ok()) {
         ids[i] = r.application_id().id();
       }
@@ -113,26 +118,26 @@ TEST_F(YarnIpcTest, NewApplicationIdsOverOneMultiplexedConnection) {
 
 TEST_F(YarnIpcTest, UnknownApplicationIsNotFound) {
   RpcClient client(ClientOptions());
-  yarn::GetApplicationReportRequestProto request;
+  yarn_pb::GetApplicationReportRequestProto request;
   request.mutable_application_id()->set_id(9999);
   request.mutable_application_id()->set_cluster_timestamp(1);
-  yarn::GetApplicationReportResponseProto response;
+  yarn_pb::GetApplicationReportResponseProto response;
   Status s = client.Call("getApplicationReport", request, &response, kCallTimeout);
   EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
   EXPECT_NE(s.message().find("ApplicationNotFoundException"), std::string::npos) << s.ToString();
   // The connection survives an ERROR reply (§1.7).
-  yarn::GetClusterMetricsResponseProto metrics;
-  EXPECT_TRUE(
-      client
-          .Call("getClusterMetrics", yarn::GetClusterMetricsRequestProto(), &metrics, kCallTimeout)
-          .ok());
+  yarn_pb::GetClusterMetricsResponseProto metrics;
+  EXPECT_TRUE(client
+                  .Call("getClusterMetrics", yarn_pb::GetClusterMetricsRequestProto(), &metrics,
+                        kCallTimeout)
+                  .ok());
 }
 
 TEST_F(YarnIpcTest, SchedulerRefusesSimpleAuth) {
   // §1.1: the AM service has SIMPLE disabled; the FATAL reply fails the first call.
   RpcClient client(SchedulerOptions(), RetryPolicy{.max_connect_attempts = 1});
-  yarn::RegisterApplicationMasterRequestProto request;
-  yarn::RegisterApplicationMasterResponseProto response;
+  yarn_pb::RegisterApplicationMasterRequestProto request;
+  yarn_pb::RegisterApplicationMasterResponseProto response;
   Status s = client.Call("registerApplicationMaster", request, &response, kCallTimeout);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("AccessControlException"), std::string::npos) << s.ToString();
@@ -140,7 +145,7 @@ TEST_F(YarnIpcTest, SchedulerRefusesSimpleAuth) {
 
 TEST_F(YarnIpcTest, SchedulerRefusesForgedToken) {
   // A well-formed AMRMTokenIdentifierProto with a made-up password, and plain garbage.
-  yarn::AMRMTokenIdentifierProto id;
+  yarn_pb::AMRMTokenIdentifierProto id;
   id.mutable_appattemptid()->mutable_application_id()->set_id(1);
   id.mutable_appattemptid()->mutable_application_id()->set_cluster_timestamp(1);
   id.mutable_appattemptid()->set_attemptid(1);
@@ -160,11 +165,11 @@ TEST_F(YarnIpcTest, SchedulerRefusesForgedToken) {
 // unregister over SASL TOKEN/DIGEST-MD5.
 TEST_F(YarnIpcTest, UnmanagedAmRegistersWithItsAmRmToken) {
   RpcClient client(ClientOptions());
-  yarn::GetNewApplicationResponseProto app;
+  yarn_pb::GetNewApplicationResponseProto app;
   ASSERT_TRUE(
-      client.Call("getNewApplication", yarn::GetNewApplicationRequestProto(), &app, kCallTimeout)
+      client.Call("getNewApplication", yarn_pb::GetNewApplicationRequestProto(), &app, kCallTimeout)
           .ok());
-  yarn::SubmitApplicationRequestProto submit;
+  yarn_pb::SubmitApplicationRequestProto submit;
   auto* ctx = submit.mutable_application_submission_context();
   *ctx->mutable_application_id() = app.application_id();
   ctx->set_application_name("tony-ipc-it");
@@ -172,13 +177,13 @@ TEST_F(YarnIpcTest, UnmanagedAmRegistersWithItsAmRmToken) {
   ctx->mutable_am_container_spec();
   ctx->mutable_resource()->set_memory(128);
   ctx->mutable_resource()->set_virtual_cores(1);
-  yarn::SubmitApplicationResponseProto submitted;
+  yarn_pb::SubmitApplicationResponseProto submitted;
   Status s = client.Call("submitApplication", submit, &submitted, kCallTimeout);
   ASSERT_TRUE(s.ok()) << s.ToString();
 
-  yarn::GetApplicationReportRequestProto report_request;
+  yarn_pb::GetApplicationReportRequestProto report_request;
   *report_request.mutable_application_id() = app.application_id();
-  yarn::GetApplicationReportResponseProto report;
+  yarn_pb::GetApplicationReportResponseProto report;
   auto deadline = std::chrono::steady_clock::now() + 60s;
   while (std::chrono::steady_clock::now() < deadline) {
     s = client.Call("getApplicationReport", report_request, &report, kCallTimeout);
@@ -194,19 +199,19 @@ TEST_F(YarnIpcTest, UnmanagedAmRegistersWithItsAmRmToken) {
   o.auth = AuthMethod::kToken;
   o.token = security::Token{tp.identifier(), tp.password(), tp.kind(), tp.service()};
   RpcClient am(o);
-  yarn::RegisterApplicationMasterRequestProto reg;
+  yarn_pb::RegisterApplicationMasterRequestProto reg;
   reg.set_host("localhost");
   reg.set_rpc_port(-1);
   reg.set_tracking_url("");
-  yarn::RegisterApplicationMasterResponseProto registered;
+  yarn_pb::RegisterApplicationMasterResponseProto registered;
   s = am.Call("registerApplicationMaster", reg, &registered, kCallTimeout);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_GT(registered.maximumcapability().memory(), 0);
 
-  yarn::FinishApplicationMasterRequestProto finish;
-  finish.set_final_application_status(yarn::APP_SUCCEEDED);
+  yarn_pb::FinishApplicationMasterRequestProto finish;
+  finish.set_final_application_status(yarn_pb::APP_SUCCEEDED);
   finish.set_diagnostics("tony ipc integration test");
-  yarn::FinishApplicationMasterResponseProto finished;
+  yarn_pb::FinishApplicationMasterResponseProto finished;
   deadline = std::chrono::steady_clock::now() + 30s;
   while (std::chrono::steady_clock::now() < deadline) {
     s = am.Call("finishApplicationMaster", finish, &finished, kCallTimeout);
@@ -215,6 +220,132 @@ TEST_F(YarnIpcTest, UnmanagedAmRegistersWithItsAmRmToken) {
     std::this_thread::sleep_for(100ms);  // §4.4: may answer false first
   }
   EXPECT_TRUE(finished.isunregistered());
+}
+
+// --- hadoop/yarn typed clients and hadoop/hdfs, on the same minicluster ---------------------
+
+TEST_F(YarnIpcTest, TypedClientSeesBothNodeManagers) {
+  auto addr = cluster_->Address("yarn-site.xml", "yarn.resourcemanager.address");
+  ASSERT_TRUE(addr.ok());
+  yarn::ApplicationClient rm(addr->first, addr->second);
+  auto nodes = rm.GetClusterNodes();
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  EXPECT_EQ(nodes->size(), 2u);
+  for (const auto& n : *nodes) EXPECT_GT(n.capability().memory(), 0);
+  auto metrics = rm.GetClusterMetrics();
+  ASSERT_TRUE(metrics.ok()) << metrics.status().ToString();
+  EXPECT_EQ(metrics->num_node_managers(), 2);
+  auto report = rm.GetApplicationReport(*yarn::ParseApplicationId("application_1_9999"));
+  EXPECT_EQ(report.status().code(), StatusCode::kNotFound);
+}
+
+// An unmanaged AM through the typed clients: asks for 2 containers (one priority), gets them with
+// their NMTokens, starts one that exits 7 and one that sleeps, stops the sleeper (-105, §4.5),
+// and unregisters; the ask total is not re-sent (no excess containers).
+TEST_F(YarnIpcTest, TypedAmAllocatesStartsAndStopsContainers) {
+  auto addr = cluster_->Address("yarn-site.xml", "yarn.resourcemanager.address");
+  auto sched = cluster_->Address("yarn-site.xml", "yarn.resourcemanager.scheduler.address");
+  ASSERT_TRUE(addr.ok() && sched.ok());
+  yarn::ApplicationClient rm(addr->first, addr->second);
+  auto app = rm.GetNewApplication();
+  ASSERT_TRUE(app.ok()) << app.status().ToString();
+  yarn::Submission sub;
+  sub.application_id = app->application_id();
+  sub.name = "tony-typed-it";
+  sub.tags = {"tony-it"};
+  sub.am_resource = {128, 1, 0};
+  auto ctx = yarn::BuildSubmissionContext(sub);
+  ctx.set_unmanaged_am(true);
+  ASSERT_TRUE(rm.SubmitApplication(ctx).ok());
+  yarn::pb::ApplicationReportProto report;
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = rm.GetApplicationReport(app->application_id());
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    report = *r;
+    if (report.has_am_rm_token()) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_TRUE(report.has_am_rm_token());
+  EXPECT_EQ(report.applicationtype(), "TONY");
+
+  yarn::AmRmClient am(sched->first, sched->second, yarn::FromProto(report.am_rm_token()));
+  ASSERT_TRUE(am.Register("localhost", -1, "").ok());
+  am.AddContainerRequest(1, {128, 1, 0}, "", 2);
+  std::vector<yarn::pb::ContainerProto> got;
+  deadline = std::chrono::steady_clock::now() + 60s;
+  while (got.size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    auto r = am.Allocate(0.1f);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    for (const auto& c : r->allocated_containers()) {
+      EXPECT_TRUE(am.OnContainerAllocated(c.priority().priority()));
+      got.push_back(c);
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(am.Outstanding(), 0);
+
+  yarn::NmClient nm;
+  std::map<std::string, int> expected;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const auto& c = got[i];
+    const security::Token* token =
+        am.NmToken(c.nodeid().host() + ":" + std::to_string(c.nodeid().port()));
+    ASSERT_NE(token, nullptr) << "no NMToken for " << c.nodeid().host();
+    yarn::pb::ContainerLaunchContextProto launch;
+    yarn::AddEnvironment(&launch, "TONY_IT", "1");
+    launch.add_command(i == 0 ? "exit 7" : "sleep 60");
+    Status s = nm.StartContainer(c, launch, *token);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    expected[yarn::ContainerIdString(c.id())] = i == 0 ? 7 : -105;
+  }
+  std::this_thread::sleep_for(1s);
+  const auto& sleeper = got[1];
+  const security::Token* token =
+      am.NmToken(sleeper.nodeid().host() + ":" + std::to_string(sleeper.nodeid().port()));
+  auto st = nm.GetContainerStatus(sleeper.id(), sleeper.nodeid(), *token);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  ASSERT_TRUE(nm.StopContainer(sleeper.id(), sleeper.nodeid(), *token).ok());
+
+  std::map<std::string, int> completed;
+  deadline = std::chrono::steady_clock::now() + 60s;
+  while (completed.size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    auto r = am.Allocate(0.5f);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->allocated_containers_size(), 0) << "excess allocation";
+    for (const auto& c : r->completed_container_statuses()) {
+      completed[yarn::ContainerIdString(c.container_id())] = c.exit_status();
+    }
+    std::this_thread::sleep_for(200ms);
+  }
+  EXPECT_EQ(completed, expected);
+  Status s = am.Finish(yarn::pb::APP_SUCCEEDED, "typed it", "", 30s);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+TEST_F(YarnIpcTest, WebHdfsCreateStatusOpenDelete) {
+  auto http = cluster_->Property("hdfs-site.xml", "dfs.namenode.http-address");
+  ASSERT_TRUE(http.ok()) << http.status().ToString();
+  hdfs::WebHdfs fs(*http, DefaultUserName());
+  std::string dir = "/user/" + DefaultUserName() + "/.tony/it";
+  ASSERT_TRUE(fs.Mkdirs(dir, "700").ok());
+  std::string data(100000, 'x');
+  Status s = fs.Create(dir + "/a.bin", data);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  auto st = fs.GetFileStatus(dir + "/a.bin");
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_EQ(st->length, 100000);
+  EXPECT_GT(st->modification_time, 0);
+  EXPECT_EQ(st->type, "FILE");
+  auto back = fs.Open(dir + "/a.bin");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, data);
+  EXPECT_EQ(fs.GetFileStatus(dir + "/missing").status().code(), StatusCode::kNotFound);
+  auto deleted = fs.Delete(dir);
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_TRUE(*deleted);
+  EXPECT_EQ(fs.GetFileStatus(dir).status().code(), StatusCode::kNotFound);
 }
 
 }  // namespace

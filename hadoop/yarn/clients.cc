@@ -1,0 +1,289 @@
+#include "hadoop/yarn/clients.h"
+
+#include <thread>
+
+#include "applicationmaster_protocol.pb.h"
+#include "common/log.h"
+#include "common/strings.h"
+#include "containermanagement_protocol.pb.h"
+
+namespace tony::hadoop::yarn {
+namespace {
+
+using namespace std::chrono_literals;
+constexpr auto kCallTimeout = 30s;
+
+ipc::ConnectionOptions Options(std::string host, uint16_t port, const char* protocol) {
+  ipc::ConnectionOptions o;
+  o.host = std::move(host);
+  o.port = port;
+  o.protocol = protocol;
+  return o;
+}
+
+std::string NodeAddress(const pb::NodeIdProto& node) {
+  return node.host() + ":" + std::to_string(node.port());
+}
+
+// §4.5: per-container failures come back in the reply, not as an RPC error.
+Status FirstFailure(const google::protobuf::RepeatedPtrField<pb::ContainerExceptionMapProto>& f,
+                    const std::string& what) {
+  if (f.empty()) return Status::Ok();
+  const auto& e = f.Get(0).exception();
+  return Internal(what + " " + ContainerIdString(f.Get(0).container_id()) +
+                  " failed: " + e.class_name() + ": " + e.message());
+}
+
+}  // namespace
+
+Result<std::pair<std::string, uint16_t>> ParseHostPort(std::string_view address) {
+  size_t colon = address.rfind(':');
+  auto port =
+      colon == std::string_view::npos ? std::nullopt : ParseInt64(address.substr(colon + 1));
+  if (!port || *port <= 0 || *port > 65535 || colon == 0) {
+    return InvalidArgument("expected host:port, got \"" + std::string(address) + "\"");
+  }
+  return std::make_pair(std::string(address.substr(0, colon)), static_cast<uint16_t>(*port));
+}
+
+pb::ApplicationSubmissionContextProto BuildSubmissionContext(const Submission& s) {
+  pb::ApplicationSubmissionContextProto c;
+  *c.mutable_application_id() = s.application_id;
+  c.set_application_name(s.name);
+  c.set_queue(s.queue);
+  c.mutable_priority()->set_priority(s.priority);
+  *c.mutable_am_container_spec() = s.am_container;
+  c.set_maxappattempts(s.max_attempts);
+  *c.mutable_resource() = ToProto(s.am_resource);  // §4.3 field 9, required
+  c.set_applicationtype(s.type);
+  for (const auto& t : s.tags) {
+    if (!t.empty()) c.add_applicationtags(t);
+  }
+  if (!s.node_label.empty()) c.set_node_label_expression(s.node_label);
+  return c;
+}
+
+// --- ApplicationClient (§4.3) -------------------------------------------------------------
+
+ApplicationClient::ApplicationClient(std::string host, uint16_t port, std::string user,
+                                     ipc::RetryPolicy retry)
+    : rpc_(
+          [&] {
+            ipc::ConnectionOptions o = Options(std::move(host), port, kClientProtocol);
+            o.user = std::move(user);
+            return o;
+          }(),
+          retry) {}
+
+Result<pb::GetNewApplicationResponseProto> ApplicationClient::GetNewApplication() {
+  pb::GetNewApplicationResponseProto r;
+  TONY_RETURN_IF_ERROR(
+      rpc_.Call("getNewApplication", pb::GetNewApplicationRequestProto(), &r, kCallTimeout)
+          .WithContext("getNewApplication"));
+  return r;
+}
+
+Status ApplicationClient::SubmitApplication(const pb::ApplicationSubmissionContextProto& context) {
+  pb::SubmitApplicationRequestProto req;
+  *req.mutable_application_submission_context() = context;
+  pb::SubmitApplicationResponseProto r;
+  return rpc_.Call("submitApplication", req, &r, kCallTimeout)
+      .WithContext("submitApplication " + ApplicationIdString(context.application_id()));
+}
+
+Result<pb::ApplicationReportProto> ApplicationClient::GetApplicationReport(
+    const pb::ApplicationIdProto& id) {
+  pb::GetApplicationReportRequestProto req;
+  *req.mutable_application_id() = id;
+  pb::GetApplicationReportResponseProto r;
+  TONY_RETURN_IF_ERROR(rpc_.Call("getApplicationReport", req, &r, kCallTimeout)
+                           .WithContext("getApplicationReport " + ApplicationIdString(id)));
+  return r.application_report();
+}
+
+Status ApplicationClient::ForceKillApplication(const pb::ApplicationIdProto& id,
+                                               const std::string& diagnostics) {
+  pb::KillApplicationRequestProto req;
+  *req.mutable_application_id() = id;
+  req.set_diagnostics(diagnostics);
+  pb::KillApplicationResponseProto r;
+  return rpc_.Call("forceKillApplication", req, &r, kCallTimeout)
+      .WithContext("forceKillApplication " + ApplicationIdString(id));
+}
+
+Result<std::vector<pb::NodeReportProto>> ApplicationClient::GetClusterNodes() {
+  pb::GetClusterNodesResponseProto r;
+  TONY_RETURN_IF_ERROR(
+      rpc_.Call("getClusterNodes", pb::GetClusterNodesRequestProto(), &r, kCallTimeout)
+          .WithContext("getClusterNodes"));
+  return std::vector<pb::NodeReportProto>(r.nodereports().begin(), r.nodereports().end());
+}
+
+Result<pb::YarnClusterMetricsProto> ApplicationClient::GetClusterMetrics() {
+  pb::GetClusterMetricsResponseProto r;
+  TONY_RETURN_IF_ERROR(
+      rpc_.Call("getClusterMetrics", pb::GetClusterMetricsRequestProto(), &r, kCallTimeout)
+          .WithContext("getClusterMetrics"));
+  return r.cluster_metrics();
+}
+
+// --- AmRmClient (§4.4) --------------------------------------------------------------------
+
+AmRmClient::AmRmClient(std::string host, uint16_t port, security::Token am_rm_token)
+    : rpc_([&] {
+        ipc::ConnectionOptions o = Options(std::move(host), port, kMasterProtocol);
+        o.auth = ipc::AuthMethod::kToken;
+        o.token = std::move(am_rm_token);
+        return o;
+      }()) {}
+
+Result<pb::RegisterApplicationMasterResponseProto> AmRmClient::Register(
+    const std::string& host, int rpc_port, const std::string& tracking_url) {
+  pb::RegisterApplicationMasterRequestProto req;
+  req.set_host(host);
+  req.set_rpc_port(rpc_port);
+  req.set_tracking_url(tracking_url);
+  pb::RegisterApplicationMasterResponseProto r;
+  TONY_RETURN_IF_ERROR(rpc_.Call("registerApplicationMaster", req, &r, kCallTimeout)
+                           .WithContext("registerApplicationMaster"));
+  response_id_ = 0;  // §4.4: the RM's last id after register is 0
+  return r;
+}
+
+void AmRmClient::AddContainerRequest(int priority, const Resource& capability,
+                                     const std::string& node_label, int count) {
+  Ask& ask = asks_[priority];
+  ask.priority = priority;
+  ask.capability = capability;
+  ask.node_label = node_label;
+  ask.outstanding += count;
+  changed_[priority] = true;
+}
+
+bool AmRmClient::OnContainerAllocated(int priority) {
+  auto it = asks_.find(priority);
+  if (it == asks_.end() || it->second.outstanding <= 0) return false;
+  --it->second.outstanding;
+  return true;
+}
+
+void AmRmClient::ReleaseContainer(const pb::ContainerIdProto& id) { releases_.push_back(id); }
+
+int AmRmClient::Outstanding() const {
+  int n = 0;
+  for (const auto& [p, ask] : asks_) n += ask.outstanding;
+  return n;
+}
+
+Result<pb::AllocateResponseProto> AmRmClient::Allocate(float progress) {
+  pb::AllocateRequestProto req;
+  for (const auto& [priority, changed] : changed_) {
+    if (!changed) continue;
+    const Ask& ask = asks_[priority];
+    auto* rr = req.add_ask();
+    rr->mutable_priority()->set_priority(priority);
+    rr->set_resource_name("*");  // §4.4: always the "*" request
+    *rr->mutable_capability() = ToProto(ask.capability);
+    rr->set_num_containers(ask.outstanding);
+    rr->set_relax_locality(true);
+    if (!ask.node_label.empty()) rr->set_node_label_expression(ask.node_label);
+  }
+  for (const auto& id : releases_) *req.add_release() = id;
+  req.set_response_id(response_id_);
+  req.set_progress(progress);
+  pb::AllocateResponseProto r;
+  TONY_RETURN_IF_ERROR(rpc_.Call("allocate", req, &r, kCallTimeout).WithContext("allocate"));
+  changed_.clear();
+  releases_.clear();
+  response_id_ = r.response_id();
+  for (const auto& t : r.nm_tokens()) nm_tokens_[NodeAddress(t.nodeid())] = FromProto(t.token());
+  if (r.has_am_rm_token()) {
+    TONY_LOG(kInfo) << "the ResourceManager rolled the AMRMToken";
+    rpc_.SetToken(FromProto(r.am_rm_token()));
+  }
+  return r;
+}
+
+Status AmRmClient::Finish(pb::FinalApplicationStatusProto status, const std::string& diagnostics,
+                          const std::string& tracking_url, std::chrono::milliseconds timeout) {
+  pb::FinishApplicationMasterRequestProto req;
+  req.set_final_application_status(status);
+  req.set_diagnostics(diagnostics);
+  req.set_tracking_url(tracking_url);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    pb::FinishApplicationMasterResponseProto r;
+    TONY_RETURN_IF_ERROR(rpc_.Call("finishApplicationMaster", req, &r, kCallTimeout)
+                             .WithContext("finishApplicationMaster"));
+    if (r.isunregistered()) return Status::Ok();
+    if (std::chrono::steady_clock::now() > deadline) {
+      return DeadlineExceeded("finishApplicationMaster: the RM did not confirm the unregister");
+    }
+    std::this_thread::sleep_for(100ms);  // §4.4: may answer false first
+  }
+}
+
+const security::Token* AmRmClient::NmToken(const std::string& node_address) const {
+  auto it = nm_tokens_.find(node_address);
+  return it == nm_tokens_.end() ? nullptr : &it->second;
+}
+
+// --- NmClient (§4.5) ----------------------------------------------------------------------
+
+ipc::RpcClient* NmClient::ClientFor(const pb::NodeIdProto& node, const security::Token& nm_token) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& client = clients_[NodeAddress(node)];
+  if (client == nullptr) {
+    ipc::ConnectionOptions o =
+        Options(node.host(), static_cast<uint16_t>(node.port()), kContainerProtocol);
+    o.auth = ipc::AuthMethod::kToken;
+    o.token = nm_token;
+    client = std::make_unique<ipc::RpcClient>(o, ipc::RetryPolicy{.max_connect_attempts = 3});
+  } else {
+    client->SetToken(nm_token);  // a newer NMToken after a master-key roll
+  }
+  return client.get();
+}
+
+Status NmClient::StartContainer(const pb::ContainerProto& container,
+                                const pb::ContainerLaunchContextProto& context,
+                                const security::Token& nm_token) {
+  pb::StartContainersRequestProto req;
+  auto* one = req.add_start_container_request();
+  *one->mutable_container_launch_context() = context;
+  *one->mutable_container_token() = container.container_token();  // passed through (§4.5)
+  pb::StartContainersResponseProto r;
+  std::string what = "startContainers " + ContainerIdString(container.id()) + " on " +
+                     NodeAddress(container.nodeid());
+  TONY_RETURN_IF_ERROR(ClientFor(container.nodeid(), nm_token)
+                           ->Call("startContainers", req, &r, kCallTimeout)
+                           .WithContext(what));
+  return FirstFailure(r.failed_requests(), "starting container");
+}
+
+Status NmClient::StopContainer(const pb::ContainerIdProto& id, const pb::NodeIdProto& node,
+                               const security::Token& nm_token) {
+  pb::StopContainersRequestProto req;
+  *req.add_container_id() = id;
+  pb::StopContainersResponseProto r;
+  TONY_RETURN_IF_ERROR(ClientFor(node, nm_token)
+                           ->Call("stopContainers", req, &r, kCallTimeout)
+                           .WithContext("stopContainers " + ContainerIdString(id)));
+  return FirstFailure(r.failed_requests(), "stopping container");
+}
+
+Result<pb::ContainerStatusProto> NmClient::GetContainerStatus(const pb::ContainerIdProto& id,
+                                                              const pb::NodeIdProto& node,
+                                                              const security::Token& nm_token) {
+  pb::GetContainerStatusesRequestProto req;
+  *req.add_container_id() = id;
+  pb::GetContainerStatusesResponseProto r;
+  TONY_RETURN_IF_ERROR(ClientFor(node, nm_token)
+                           ->Call("getContainerStatuses", req, &r, kCallTimeout)
+                           .WithContext("getContainerStatuses " + ContainerIdString(id)));
+  TONY_RETURN_IF_ERROR(FirstFailure(r.failed_requests(), "status of container"));
+  if (r.status().empty()) return NotFound("no status for " + ContainerIdString(id));
+  return r.status(0);
+}
+
+}  // namespace tony::hadoop::yarn

@@ -1,0 +1,140 @@
+// Typed clients of the three YARN protocols over hadoop/ipc (HADOOP-IPC.md §4).
+//
+//  ApplicationClient  ApplicationClientProtocol on yarn.resourcemanager.address, SIMPLE (§4.3)
+//  AmRmClient         ApplicationMasterProtocol on the scheduler address, TOKEN with the
+//                     AMRMToken (§4.4): register, allocate with ask bookkeeping and response
+//                     ids, NMToken cache, AMRMToken roll-over, finish
+//  NmClient           ContainerManagementProtocol, one TOKEN connection per NodeManager with
+//                     that node's NMToken (§4.5)
+// Every call is synchronous and returns tony::Status; remote Java exceptions keep their class
+// name in the message (hadoop/ipc).
+// Thread-safety: ApplicationClient and NmClient may be shared; AmRmClient is for one thread
+// (the AM's heartbeat), as the RM's response-id protocol is sequential anyway.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "applicationclient_protocol.pb.h"
+#include "common/status.h"
+#include "hadoop/ipc/client.h"
+#include "hadoop/yarn/records.h"
+#include "yarn_service_protos.pb.h"
+
+namespace tony::hadoop::yarn {
+
+inline constexpr char kClientProtocol[] = "org.apache.hadoop.yarn.api.ApplicationClientProtocolPB";
+inline constexpr char kMasterProtocol[] = "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB";
+inline constexpr char kContainerProtocol[] =
+    "org.apache.hadoop.yarn.api.ContainerManagementProtocolPB";
+
+// "host:port" -> pair; kInvalidArgument when malformed.
+Result<std::pair<std::string, uint16_t>> ParseHostPort(std::string_view address);
+
+// What a TonY application asks for (§4.3 ApplicationSubmissionContextProto).
+struct Submission {
+  pb::ApplicationIdProto application_id;
+  std::string name;
+  std::string queue = "default";
+  std::string type = "TONY";
+  std::vector<std::string> tags;
+  std::string node_label;
+  int priority = 0;
+  int max_attempts = 1;
+  Resource am_resource;
+  pb::ContainerLaunchContextProto am_container;
+};
+pb::ApplicationSubmissionContextProto BuildSubmissionContext(const Submission& s);
+
+class ApplicationClient {
+ public:
+  // `user`: the SIMPLE effective user; empty means ipc::DefaultUserName().
+  ApplicationClient(std::string host, uint16_t port, std::string user = "",
+                    ipc::RetryPolicy retry = {});
+
+  Result<pb::GetNewApplicationResponseProto> GetNewApplication();
+  Status SubmitApplication(const pb::ApplicationSubmissionContextProto& context);
+  Result<pb::ApplicationReportProto> GetApplicationReport(const pb::ApplicationIdProto& id);
+  // Asynchronous on the RM side: poll the report until KILLED (§4.3).
+  Status ForceKillApplication(const pb::ApplicationIdProto& id, const std::string& diagnostics);
+  Result<std::vector<pb::NodeReportProto>> GetClusterNodes();
+  Result<pb::YarnClusterMetricsProto> GetClusterMetrics();
+
+ private:
+  ipc::RpcClient rpc_;
+};
+
+// One outstanding container ask: the AM's total for a (priority, capability, label) key.
+struct Ask {
+  int priority = 0;
+  Resource capability;
+  std::string node_label;
+  int outstanding = 0;
+};
+
+class AmRmClient {
+ public:
+  AmRmClient(std::string host, uint16_t port, security::Token am_rm_token);
+
+  Result<pb::RegisterApplicationMasterResponseProto> Register(const std::string& host, int rpc_port,
+                                                              const std::string& tracking_url);
+
+  // Adds `count` containers to the ask for `priority` (one priority per role). §4.4: an ask is
+  // a replacement total, so the client keeps the total and sends a key only when it changed.
+  void AddContainerRequest(int priority, const Resource& capability, const std::string& node_label,
+                           int count);
+  // One container of `priority` arrived: the RM has already lowered its own total, so the local
+  // total follows without a resend. False when nothing was outstanding (an excess container).
+  bool OnContainerAllocated(int priority);
+  void ReleaseContainer(const pb::ContainerIdProto& id);
+  int Outstanding() const;
+
+  // One heartbeat (§4.4): sends the changed asks and releases with the last response id, keeps
+  // the next id, caches NMTokens by "host:port" and rolls the AMRMToken. A failed call keeps the
+  // changes for the next heartbeat (same response id: the RM answers a repeat from its cache).
+  Result<pb::AllocateResponseProto> Allocate(float progress);
+
+  // Unregisters, repeating while the RM answers isUnregistered=false (§4.4).
+  Status Finish(pb::FinalApplicationStatusProto status, const std::string& diagnostics,
+                const std::string& tracking_url, std::chrono::milliseconds timeout);
+
+  const security::Token* NmToken(const std::string& node_address) const;
+  int32_t response_id() const { return response_id_; }
+
+ private:
+  ipc::RpcClient rpc_;
+  int32_t response_id_ = 0;
+  std::map<int, Ask> asks_;  // by priority
+  std::map<int, bool> changed_;
+  std::vector<pb::ContainerIdProto> releases_;
+  std::map<std::string, security::Token> nm_tokens_;
+};
+
+class NmClient {
+ public:
+  NmClient() = default;
+
+  // Starts one container (its ContainerProto from allocate) with the launch context; the node's
+  // NMToken authenticates the connection. Per-container failures become the error (§4.5).
+  Status StartContainer(const pb::ContainerProto& container,
+                        const pb::ContainerLaunchContextProto& context,
+                        const security::Token& nm_token);
+  Status StopContainer(const pb::ContainerIdProto& id, const pb::NodeIdProto& node,
+                       const security::Token& nm_token);
+  Result<pb::ContainerStatusProto> GetContainerStatus(const pb::ContainerIdProto& id,
+                                                      const pb::NodeIdProto& node,
+                                                      const security::Token& nm_token);
+
+ private:
+  ipc::RpcClient* ClientFor(const pb::NodeIdProto& node, const security::Token& nm_token);
+
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<ipc::RpcClient>> clients_;  // by "host:port"
+};
+
+}  // namespace tony::hadoop::yarn
