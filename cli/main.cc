@@ -9,6 +9,7 @@
 #include "cli/flags.h"
 #include "client/job_control.h"
 #include "client/submit.h"
+#include "client/yarn_submit.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "common/strings.h"
@@ -93,11 +94,13 @@ int RunSubmit(const std::vector<std::string>& args) {
 
 int RunCoordinator(const std::vector<std::string>& args) {
   SetLogComponent("am");
-  auto flags = ParseFlags(args, {{"job-dir", true, false, "the job directory"}});
+  auto flags = ParseFlags(args, {{"job-dir", true, false, "the job directory"},
+                                 {"engine", true, false, "local (default) or yarn"}});
   if (!flags.ok() || !flags->Has("job-dir")) {
-    TONY_LOG(kError) << "usage: tony am --job-dir <dir>";
+    TONY_LOG(kError) << "usage: tony am --job-dir <dir> [--engine yarn]";
     return 2;
   }
+  if (flags->Get("engine") == "yarn") return client::RunYarnCoordinator(flags->Get("job-dir"));
   history::JobPaths paths(flags->Get("job-dir"));
   auto secret = ReadFile(paths.Secret());
   if (!secret.ok()) {
@@ -162,6 +165,7 @@ int Main(int argc, char** argv) {
       std::cerr << "usage: tony kill <job id>\n";
       return 2;
     }
+    if (StartsWith(rest[0], "application_")) return client::KillYarnApplication(rest[0]);
     return client::KillJob(rest[0]);
   }
   if (command == "logs") return RunLogs(rest);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "client/render.h"
+#include "client/yarn_submit.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -299,11 +300,7 @@ int Submit(const SubmitOptions& o) {
   s = runtime::ValidateForFramework(*spec);
   if (!s.ok()) return fail_input(s);
   std::string engine = ChooseEngine(o);
-  if (engine == "yarn") {
-    return fail_input(FailedPrecondition(
-        "the yarn engine is not available in this build yet (HADOOP_CONF_DIR or YARN_CONF_DIR "
-        "selects it); run with --engine local"));
-  }
+  if (engine == "yarn") return SubmitToYarn(o, *conf, *spec);
   if (engine != "local") {
     return fail_input(InvalidArgument("--engine " + engine + ": expected local or yarn"));
   }

@@ -1,0 +1,76 @@
+// `tony am --engine yarn`: the coordinator in the ApplicationMaster container (yarn_submit.h).
+#include <signal.h>
+
+#include <cstdlib>
+
+#include "client/yarn_submit.h"
+#include "common/files.h"
+#include "common/log.h"
+#include "common/strings.h"
+#include "coordinator/coordinator.h"
+#include "engine/yarn/yarn_engine.h"
+#include "hadoop/security/credentials.h"
+#include "history/job_dir.h"
+
+namespace tony::client {
+namespace {
+
+std::string Env(const char* name, const std::string& fallback = "") {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+}  // namespace
+
+int RunYarnCoordinator(const std::string& job_dir) {
+  SetLogComponent("am");
+  history::JobPaths paths(job_dir);
+  auto fail = [](const Status& s) {
+    TONY_LOG(kError) << s.ToString();
+    return 1;
+  };
+  auto secret = ReadFile(paths.Secret());
+  if (!secret.ok()) return fail(secret.status());
+  Configuration conf;
+  Status s = conf.AddFile(paths.FinalConf());
+  if (!s.ok()) return fail(s);
+  auto spec = BuildJobSpec(conf);
+  if (!spec.ok()) return fail(spec.status());
+
+  // §2.1/§3: the AMRMToken is in the credentials file the NM wrote for this container.
+  auto credentials = hadoop::security::Credentials::FromEnvironment();
+  if (!credentials.ok()) return fail(credentials.status().WithContext("reading the AMRMToken"));
+  const hadoop::security::Token* token = credentials->FindToken(hadoop::security::kAmRmTokenKind);
+  if (token == nullptr) {
+    return fail(NotFound("no YARN_AM_RM_TOKEN in $HADOOP_TOKEN_FILE_LOCATION"));
+  }
+  engine::YarnEngineOptions yarn;
+  yarn.job_dir = job_dir;
+  yarn.scheduler_address = Env(engine::kSchedulerAddressEnv);
+  yarn.am_rm_token = *token;
+  yarn.am_host = Env("NM_HOST", "localhost");
+  auto listing = ReadFile(JoinPath(job_dir, engine::kResourcesFile));
+  if (!listing.ok()) return fail(listing.status());
+  auto resources = engine::ParseYarnResources(*listing);
+  if (!resources.ok()) return fail(resources.status());
+  yarn.resources = std::move(resources).value();
+  if (yarn.scheduler_address.empty()) {
+    return fail(FailedPrecondition(std::string(engine::kSchedulerAddressEnv) + " is not set"));
+  }
+
+  ::signal(SIGPIPE, SIG_IGN);
+  CoordinatorOptions options;
+  options.job_id = Env("TONY_JOB_ID", "tony-yarn-job");
+  options.job_dir = job_dir;
+  options.secret = std::string(Trim(*secret));
+  options.bind_host = "0.0.0.0";  // executors and the client reach it across the cluster
+  options.advertised_host = yarn.am_host;
+  options.tony_binary = "./tony";  // localized into every container
+  Coordinator coordinator(options, std::move(spec).value(), [&](asio::io_context& io) {
+    JobSpec copy = *BuildJobSpec(conf);
+    return std::make_unique<engine::YarnEngine>(io, std::move(copy), yarn);
+  });
+  return coordinator.Run();
+}
+
+}  // namespace tony::client

@@ -1,0 +1,400 @@
+#include "client/yarn_submit.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "client/render.h"
+#include "common/clock.h"
+#include "common/files.h"
+#include "common/log.h"
+#include "common/process.h"
+#include "common/strings.h"
+#include "engine/yarn/yarn_engine.h"
+#include "hadoop/hdfs/webhdfs.h"
+#include "hadoop/ipc/connection.h"
+#include "hadoop/yarn/clients.h"
+#include "hadoop/yarn/cluster_conf.h"
+#include "history/job_dir.h"
+#include "rpc/client.h"
+
+namespace tony::client {
+namespace {
+
+namespace yarn = hadoop::yarn;
+namespace pb = hadoop::yarn::pb;
+using namespace std::chrono_literals;
+
+std::atomic<int> g_interrupts{0};
+void OnInterrupt(int) { g_interrupts.fetch_add(1); }
+
+int Fail(const Status& s, int code = kExitBadInput) {
+  std::cerr << "tony: error: " << s.message() << "\n";
+  return code;
+}
+
+Status RunQuiet(const std::vector<std::string>& argv, const std::string& cwd) {
+  SpawnOptions o;
+  o.argv = argv;
+  o.env = CurrentEnvironment();
+  o.cwd = cwd;
+  o.stdout_path = "/dev/null";
+  TONY_ASSIGN_OR_RETURN(pid_t pid, Spawn(o));
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (ExitCodeFromWaitStatus(st) != 0) {
+    return Internal(Join(argv, " ") + " failed (" + DescribeWaitStatus(st) + ")");
+  }
+  return Status::Ok();
+}
+
+// The files every container needs, staged locally first (as on the local engine).
+Status StageLocally(const SubmitOptions& o, const history::JobPaths& paths) {
+  TONY_RETURN_IF_ERROR(MakeDirs(paths.Staging(), 0700));
+  if (!o.src_dir.empty()) {
+    TONY_ASSIGN_OR_RETURN(std::string src, AbsolutePath(o.src_dir));
+    std::string dest = paths.Staging() + "/tony_src.zip";
+    if (IsDirectory(src)) {
+      TONY_RETURN_IF_ERROR(RunQuiet({"zip", "-q", "-r", "-y", dest, "."}, src)
+                               .WithContext("archiving --src_dir " + o.src_dir));
+    } else {
+      TONY_RETURN_IF_ERROR(RunQuiet({"cp", src, dest}, "").WithContext("staging --src_dir"));
+    }
+  }
+  if (!o.python_venv.empty()) {
+    TONY_ASSIGN_OR_RETURN(std::string venv, AbsolutePath(o.python_venv));
+    TONY_RETURN_IF_ERROR(RunQuiet({"cp", venv, paths.Staging() + "/venv.zip"}, "")
+                             .WithContext("staging --python_venv"));
+  }
+  // The binary travels without its debug sections when objcopy is there (smaller upload).
+  std::string binary = paths.Staging() + "/tony";
+  if (!RunQuiet({"objcopy", "--strip-debug", o.tony_binary, binary}, "").ok()) {
+    TONY_RETURN_IF_ERROR(RunQuiet({"cp", o.tony_binary, binary}, "").WithContext("staging tony"));
+  }
+  return Status::Ok();
+}
+
+struct Cluster {
+  hadoop::ClusterConf conf;
+  std::string user;
+  std::string nn_host;
+  int nn_port = 8020;
+};
+
+Result<Cluster> LoadCluster() {
+  std::string dir = hadoop::HadoopConfDir();
+  if (dir.empty()) {
+    return FailedPrecondition(
+        "the yarn engine needs the cluster's Hadoop config: set HADOOP_CONF_DIR (or "
+        "YARN_CONF_DIR) to the directory with core-site.xml, yarn-site.xml and hdfs-site.xml");
+  }
+  Cluster c;
+  TONY_ASSIGN_OR_RETURN(c.conf, hadoop::LoadClusterConf(dir));
+  c.user = hadoop::ipc::DefaultUserName();
+  std::string fs = c.conf.default_fs;
+  if (!StartsWith(fs, "hdfs://")) {
+    return FailedPrecondition("fs.defaultFS is " + fs + " in " + dir +
+                              "; the yarn engine stages to HDFS (hdfs://host:port)");
+  }
+  std::string authority = fs.substr(7, fs.find('/', 7) - 7);
+  auto hp = yarn::ParseHostPort(authority);
+  if (hp.ok()) {
+    c.nn_host = hp->first;
+    c.nn_port = hp->second;
+  } else {
+    c.nn_host = authority;
+  }
+  return c;
+}
+
+std::string StagingDir(const Cluster& c, const std::string& app_id) {
+  return "/user/" + c.user + "/.tony/" + app_id;
+}
+
+// Uploads one staged file and describes it as a LocalResource (exact size and mtime, §6).
+Result<engine::YarnResource> Upload(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
+                                    const std::string& local, const std::string& remote_dir,
+                                    const std::string& name, const std::string& permission) {
+  std::string remote = remote_dir + "/" + name;
+  TONY_RETURN_IF_ERROR(fs.CreateFromFile(remote, local, permission));
+  TONY_ASSIGN_OR_RETURN(auto st, fs.GetFileStatus(remote));
+  return engine::YarnResource{
+      name, {"hdfs", c.nn_host, c.nn_port, remote, st.length, st.modification_time}};
+}
+
+Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
+  auto check = [&](const std::string& what, const yarn::Resource& want) -> Status {
+    if (want.memory_mb > max.memory_mb || want.vcores > max.vcores) {
+      return ResourceExhausted(what + " asks for " + yarn::ToString(want) +
+                               " but the largest container this cluster grants is " +
+                               yarn::ToString(max));
+    }
+    return Status::Ok();
+  };
+  TONY_RETURN_IF_ERROR(check("the coordinator (tony.am.memory, tony.am.vcores)",
+                             {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}));
+  for (const auto& r : spec.roles) {
+    TONY_RETURN_IF_ERROR(
+        check("each " + r.name + " task (tony." + r.name + ".memory, tony." + r.name + ".vcores)",
+              {r.memory_mb, r.vcores, r.gpus}));
+  }
+  return Status::Ok();
+}
+
+void RemoveStaging(const Cluster& c, const std::string& app_id) {
+  hadoop::hdfs::WebHdfs fs(c.conf.namenode_http_address, c.user);
+  auto deleted = fs.Delete(StagingDir(c, app_id));
+  if (!deleted.ok()) {
+    std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
+              << "\n";
+  }
+}
+
+// Follows the application: its report until the AM listens, then the coordinator's status.
+rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& app,
+                      const history::JobPaths& paths, const std::string& secret) {
+  std::string app_id = yarn::ApplicationIdString(app);
+  std::unique_ptr<rpc::CoordinatorClient> am;
+  rpc::JobStatus last;
+  last.set_job_id(app_id);
+  int64_t version = -1;
+  std::string last_table;
+  std::string last_state;
+  bool kill_sent = false;
+  int64_t next_report_ms = 0;
+  pb::ApplicationReportProto report;
+  while (true) {
+    if (g_interrupts > 0 && !kill_sent) {
+      std::cerr << "tony: interrupted; stopping " << app_id << " (Ctrl-C again to force)\n";
+      rpc::KillJobRequest req;
+      req.set_reason("killed by user (interrupt in tony submit)");
+      if (am == nullptr || !am->KillJob(req, 5000).ok()) {
+        (void)rm.ForceKillApplication(app, "killed by user (interrupt in tony submit)");
+      }
+      kill_sent = true;
+    }
+    if (g_interrupts > 1) {
+      (void)rm.ForceKillApplication(app, "killed by user (forced)");
+      last.set_phase("FINISHED");
+      last.set_final_status("KILLED");
+      last.set_message("killed by user (forced)");
+      return last;
+    }
+    if (am != nullptr) {
+      rpc::GetJobStatusRequest req;
+      req.set_after_version(version);
+      req.set_wait_ms(kill_sent ? 200 : 1000);
+      auto status = am->GetJobStatus(req, 6000);
+      if (status.ok()) {
+        last = *status;
+        version = last.version();
+        (void)history::WriteJobStatus(paths, last);
+        std::string table = RenderTaskTable(last);
+        if (table != last_table) std::cout << table << std::flush;
+        last_table = table;
+        if (IsFinished(last)) return last;
+        continue;
+      }
+      am.reset();  // the AM went away or is unreachable: fall back to the RM's report
+    }
+    int64_t now = SystemClock().MonotonicMs();
+    if (now < next_report_ms) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(next_report_ms - now));
+    }
+    next_report_ms = SystemClock().MonotonicMs() + 500;
+    auto r = rm.GetApplicationReport(app);
+    if (!r.ok()) {
+      std::cerr << "tony: warning: " << r.status().message() << "\n";
+      continue;
+    }
+    report = *r;
+    std::string state(yarn::ApplicationStateName(report.yarn_application_state()));
+    if (state != last_state) {
+      std::cout << "tony: application " << app_id << " is " << state << "\n" << std::flush;
+      last_state = state;
+    }
+    if (yarn::IsTerminal(report.yarn_application_state())) break;
+    if (report.yarn_application_state() == pb::RUNNING && report.rpc_port() > 0 &&
+        !report.host().empty() && report.host() != "N/A") {
+      am = std::make_unique<rpc::CoordinatorClient>(
+          report.host() + ":" + std::to_string(report.rpc_port()), secret);
+    }
+  }
+  // The application ended without the coordinator telling us: the RM has the last word.
+  if (IsFinished(last)) return last;
+  last.set_phase("FINISHED");
+  std::string final_status(yarn::FinalStatusName(report.final_application_status()));
+  if (report.yarn_application_state() == pb::KILLED) final_status = "KILLED";
+  if (final_status != "SUCCEEDED" && final_status != "KILLED") final_status = "FAILED";
+  last.set_final_status(final_status);
+  last.set_message("YARN application " + app_id + " " +
+                   std::string(yarn::ApplicationStateName(report.yarn_application_state())) + ": " +
+                   report.diagnostics());
+  (void)history::WriteJobStatus(paths, last);
+  return last;
+}
+
+// Waits (bounded) until the RM reports the application ended, then gives its state.
+std::string AwaitEnd(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& app,
+                     std::chrono::seconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  std::string state = "UNKNOWN";
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = rm.GetApplicationReport(app);
+    if (r.ok()) {
+      state = yarn::ApplicationStateName(r->yarn_application_state());
+      if (yarn::IsTerminal(r->yarn_application_state())) return state;
+    }
+    std::this_thread::sleep_for(250ms);
+  }
+  return state;
+}
+
+}  // namespace
+
+int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpec& spec) {
+  auto cluster = LoadCluster();
+  if (!cluster.ok()) return Fail(cluster.status());
+  auto rm_addr = yarn::ParseHostPort(cluster->conf.rm_address);
+  if (!rm_addr.ok()) return Fail(rm_addr.status().WithContext("yarn.resourcemanager.address"));
+  yarn::ApplicationClient rm(rm_addr->first, rm_addr->second, cluster->user);
+  auto new_app = rm.GetNewApplication();
+  if (!new_app.ok()) {
+    return Fail(new_app.status().WithContext("asking the ResourceManager at " +
+                                             cluster->conf.rm_address + " for an application"),
+                kExitJobFailed);
+  }
+  Status s = CheckFits(spec, yarn::FromProto(new_app->maximumcapability()));
+  if (!s.ok()) return Fail(s);
+  const pb::ApplicationIdProto& app = new_app->application_id();
+  std::string app_id = yarn::ApplicationIdString(app);
+
+  // The local job dir, named by the application id, so status/logs/kill take the id.
+  history::JobPaths paths(history::JobsRoot() + "/" + app_id);
+  std::string secret = RandomHex(32);
+  s = MakeDirs(paths.root, 0700);
+  if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
+  if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
+  if (s.ok()) s = StageLocally(o, paths);
+  if (!s.ok()) {
+    (void)RemoveAll(paths.root);
+    return Fail(s.WithContext("staging job " + app_id));
+  }
+
+  // Staging on HDFS (§6): everything the AM and the executors localize.
+  hadoop::hdfs::WebHdfs fs(cluster->conf.namenode_http_address, cluster->user);
+  std::string remote = StagingDir(*cluster, app_id);
+  std::vector<engine::YarnResource> task_files;
+  std::vector<engine::YarnResource> am_files;
+  s = fs.Mkdirs(remote, "700");
+  auto upload = [&](const std::string& local, const std::string& name, const char* perm,
+                    bool for_tasks) {
+    if (!s.ok() || !PathExists(local)) return;
+    auto r = Upload(fs, *cluster, local, remote, name, perm);
+    if (!r.ok()) {
+      s = r.status();
+      return;
+    }
+    am_files.push_back(*r);
+    if (for_tasks) task_files.push_back(*r);
+  };
+  upload(paths.Staging() + "/tony", "tony", "700", true);
+  upload(paths.FinalConf(), "tony-final.xml", "600", true);
+  upload(paths.Secret(), "secret", "600", false);
+  upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
+  upload(paths.Staging() + "/venv.zip", "venv.zip", "600", true);
+  std::string resources_file = paths.Staging() + "/" + engine::kResourcesFile;
+  if (s.ok()) s = WriteFileAtomic(resources_file, engine::FormatYarnResources(task_files), 0600);
+  upload(resources_file, engine::kResourcesFile, "600", false);
+  if (!s.ok()) {
+    RemoveStaging(*cluster, app_id);
+    return Fail(s.WithContext("staging to HDFS " + remote), kExitJobFailed);
+  }
+
+  // The AM: `tony am` in a container of its own (§4.3, §5).
+  yarn::Submission sub;
+  sub.application_id = app;
+  sub.name = spec.name;
+  sub.queue = spec.queue;
+  sub.type = spec.type.empty() ? "TONY" : spec.type;
+  sub.tags = spec.tags;
+  sub.node_label = conf.GetOr("tony.application.node-label", "");
+  sub.am_resource = {spec.am_memory_mb, spec.am_vcores, spec.am_gpus};
+  for (const auto& f : am_files) {
+    yarn::AddLocalResource(&sub.am_container, f.name, yarn::MakeLocalResource(f.file));
+  }
+  yarn::AddEnvironment(&sub.am_container, engine::kSchedulerAddressEnv,
+                       cluster->conf.scheduler_address);
+  yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
+  sub.am_container.add_command(
+      "chmod u+x tony 2>/dev/null; exec ./tony am --job-dir . --engine yarn "
+      "1><LOG_DIR>/am.log 2>&1");
+  s = rm.SubmitApplication(yarn::BuildSubmissionContext(sub));
+  if (!s.ok()) {
+    RemoveStaging(*cluster, app_id);
+    return Fail(s, kExitJobFailed);
+  }
+  (void)WriteFileAtomic(paths.root + "/hadoop-conf-dir", cluster->conf.conf_dir + "\n");
+  std::string tracking;
+  if (auto r = rm.GetApplicationReport(app); r.ok()) tracking = r->trackingurl();
+  std::cout << "tony: job " << app_id << " on the yarn engine (" << spec.framework << ", "
+            << spec.TotalInstances() << " tasks)\n"
+            << "tony: application " << app_id << " submitted to " << cluster->conf.rm_address
+            << "\n"
+            << "tony: tracking URL " << (tracking.empty() ? "(none yet)" : tracking) << "\n"
+            << "tony: job dir " << paths.root << "\n"
+            << std::flush;
+
+  struct sigaction sa {};
+  sa.sa_handler = OnInterrupt;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+
+  rpc::JobStatus final_status = Follow(rm, app, paths, secret);
+  std::string yarn_state = AwaitEnd(rm, app, 60s);
+  if (yarn_state != "FINISHED" && yarn_state != "FAILED" && yarn_state != "KILLED") {
+    (void)rm.ForceKillApplication(app, "tony submit: the job ended but the application did not");
+    yarn_state = AwaitEnd(rm, app, 30s);
+  }
+  RemoveStaging(*cluster, app_id);
+  std::cout << "tony: application " << app_id << " " << yarn_state << "\n"
+            << RenderSummary(final_status) << std::flush;
+  return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
+}
+
+int KillYarnApplication(const std::string& application_id) {
+  auto app = yarn::ParseApplicationId(application_id);
+  if (!app.ok()) return Fail(app.status());
+  history::JobPaths paths(history::JobsRoot() + "/" + application_id);
+  if (hadoop::HadoopConfDir().empty()) {
+    if (auto dir = ReadFile(paths.root + "/hadoop-conf-dir"); dir.ok()) {
+      ::setenv("HADOOP_CONF_DIR", std::string(Trim(*dir)).c_str(), 1);
+    }
+  }
+  auto cluster = LoadCluster();
+  if (!cluster.ok()) return Fail(cluster.status());
+  auto rm_addr = yarn::ParseHostPort(cluster->conf.rm_address);
+  if (!rm_addr.ok()) return Fail(rm_addr.status());
+  yarn::ApplicationClient rm(rm_addr->first, rm_addr->second, cluster->user);
+  Status s = rm.ForceKillApplication(*app, "killed by user (tony kill)");
+  if (!s.ok()) return Fail(s, kExitJobFailed);
+  std::string state = AwaitEnd(rm, *app, 60s);
+  RemoveStaging(*cluster, application_id);
+  if (auto written = history::ReadJobStatus(paths); written.ok() && !IsFinished(*written)) {
+    written->set_phase("FINISHED");
+    written->set_final_status("KILLED");
+    written->set_message("killed by user (tony kill)");
+    (void)history::WriteJobStatus(paths, *written);
+  }
+  std::cout << "job " << application_id << " " << state << "\n";
+  return state == "KILLED" || state == "FINISHED" || state == "FAILED" ? 0 : 1;
+}
+
+}  // namespace tony::client

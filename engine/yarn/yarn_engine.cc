@@ -1,0 +1,280 @@
+#include "engine/yarn/yarn_engine.h"
+
+#include <set>
+
+#include "common/log.h"
+#include "common/strings.h"
+#include "history/job_dir.h"
+
+namespace tony::engine {
+namespace {
+
+namespace pb = hadoop::yarn::pb;
+using namespace std::chrono_literals;
+
+constexpr auto kIdleHeartbeat = 1000ms;
+constexpr auto kBusyHeartbeat = 200ms;
+
+// The coordinator builds the executor's environment from its own; on YARN only what tony sets
+// travels, because the AM container's variables (CONTAINER_ID, LOG_DIRS, the token file, ...)
+// belong to it alone (§5).
+bool TravelsToContainers(const std::string& key, const std::set<std::string>& user_keys) {
+  return StartsWith(key, "TONY_") || key == "AM_HOST" || key == "AM_PORT" ||
+         user_keys.count(key) > 0;
+}
+
+int ExitCodeOf(const pb::ContainerStatusProto& status) {
+  return status.has_exit_status() ? status.exit_status() : -1000;
+}
+
+}  // namespace
+
+std::string FormatYarnResources(const std::vector<YarnResource>& resources) {
+  std::string out;
+  for (const auto& r : resources) {
+    out += r.name + "\t" + r.file.scheme + "\t" + r.file.host + "\t" + std::to_string(r.file.port) +
+           "\t" + r.file.path + "\t" + std::to_string(r.file.size) + "\t" +
+           std::to_string(r.file.modification_time) + "\n";
+  }
+  return out;
+}
+
+Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text) {
+  std::vector<YarnResource> out;
+  for (const auto& line : SplitTrimmed(text, '\n')) {
+    if (line.empty()) continue;
+    auto f = SplitTrimmed(line, '\t');
+    auto port = f.size() == 7 ? ParseInt64(f[3]) : std::nullopt;
+    auto size = f.size() == 7 ? ParseInt64(f[5]) : std::nullopt;
+    auto mtime = f.size() == 7 ? ParseInt64(f[6]) : std::nullopt;
+    if (!port || !size || !mtime) return InvalidArgument("bad resource line: " + line);
+    out.push_back({f[0], {f[1], f[2], static_cast<int>(*port), f[4], *size, *mtime}});
+  }
+  return out;
+}
+
+YarnEngine::YarnEngine(asio::io_context& io, JobSpec spec, YarnEngineOptions options)
+    : io_(io), spec_(std::move(spec)), options_(std::move(options)), heartbeat_timer_(io) {}
+
+YarnEngine::~YarnEngine() { Shutdown(); }
+
+Status YarnEngine::Start(EngineListener* listener) {
+  listener_ = listener;
+  TONY_ASSIGN_OR_RETURN(auto scheduler, hadoop::yarn::ParseHostPort(options_.scheduler_address));
+  // The coordinator writes where it listens before starting the engine.
+  TONY_ASSIGN_OR_RETURN(history::AmInfo am,
+                        history::ReadAmInfo(history::JobPaths(options_.job_dir)));
+  rm_ = std::make_unique<hadoop::yarn::AmRmClient>(scheduler.first, scheduler.second,
+                                                   options_.am_rm_token);
+  std::string host = options_.am_host.empty() ? am.host : options_.am_host;
+  TONY_ASSIGN_OR_RETURN(auto registered, rm_->Register(host, am.port, ""));
+  registered_ = true;
+  hadoop::yarn::Resource max = hadoop::yarn::FromProto(registered.maximumcapability());
+  TONY_LOG(kInfo) << "registered with the ResourceManager at " << options_.scheduler_address
+                  << " as " << host << ":" << am.port << "; largest container "
+                  << hadoop::yarn::ToString(max);
+  // An ask above the maximum is refused by the RM (§4.4); say so now instead of waiting.
+  for (const auto& r : spec_.roles) {
+    if (r.memory_mb > max.memory_mb || r.vcores > max.vcores) {
+      return ResourceExhausted("tony." + r.name + " asks for " +
+                               hadoop::yarn::ToString({r.memory_mb, r.vcores, r.gpus}) +
+                               " per container but the cluster's largest is " +
+                               hadoop::yarn::ToString(max));
+    }
+  }
+  ScheduleHeartbeat(kIdleHeartbeat);
+  return Status::Ok();
+}
+
+int YarnEngine::PriorityOf(const std::string& role) {
+  auto it = role_priorities_.find(role);
+  if (it != role_priorities_.end()) return it->second;
+  int p = static_cast<int>(role_priorities_.size()) + 1;
+  role_priorities_[role] = p;
+  priority_roles_[p] = role;
+  return p;
+}
+
+void YarnEngine::RequestContainers(const ContainerRequest& request) {
+  if (rm_ == nullptr || request.count <= 0) return;
+  std::string label;
+  if (const RoleSpec* role = spec_.FindRole(request.role)) label = role->node_label;
+  rm_->AddContainerRequest(PriorityOf(request.role),
+                           {request.memory_mb, request.vcores, request.gpus}, label, request.count);
+  TONY_LOG(kInfo) << "asking YARN for " << request.count << " container(s) for " << request.role
+                  << " "
+                  << hadoop::yarn::ToString({request.memory_mb, request.vcores, request.gpus});
+  ScheduleHeartbeat(0ms);
+}
+
+void YarnEngine::ScheduleHeartbeat(std::chrono::milliseconds delay) {
+  if (shut_down_) return;
+  heartbeat_timer_.expires_after(delay);
+  heartbeat_timer_.async_wait([this](const std::error_code& ec) {
+    if (!ec) Heartbeat();
+  });
+}
+
+void YarnEngine::Heartbeat() {
+  if (shut_down_ || rm_ == nullptr) return;
+  auto response = rm_->Allocate(0.5f);
+  if (!response.ok()) {
+    // The same response id is sent again next time; the RM answers a repeat from its cache.
+    ++failed_heartbeats_;
+    TONY_LOG(kWarning) << "heartbeat to the ResourceManager failed (" << failed_heartbeats_
+                       << " in a row): " << response.status().ToString();
+    ScheduleHeartbeat(kIdleHeartbeat);
+    return;
+  }
+  failed_heartbeats_ = 0;
+  if (response->has_a_m_command()) {
+    TONY_LOG(kWarning) << "the ResourceManager sent AM command " << response->a_m_command();
+  }
+  for (const auto& c : response->allocated_containers()) HandleAllocated(c);
+  for (const auto& s : response->completed_container_statuses()) HandleCompleted(s);
+  ScheduleHeartbeat(rm_->Outstanding() > 0 ? kBusyHeartbeat : kIdleHeartbeat);
+}
+
+void YarnEngine::HandleAllocated(const pb::ContainerProto& container) {
+  std::string id = hadoop::yarn::ContainerIdString(container.id());
+  int priority = container.priority().priority();
+  auto role = priority_roles_.find(priority);
+  if (role == priority_roles_.end() || !rm_->OnContainerAllocated(priority)) {
+    TONY_LOG(kInfo) << "releasing excess container " << id;
+    rm_->ReleaseContainer(container.id());
+    return;
+  }
+  Container c;
+  c.proto = container;
+  c.role = role->second;
+  containers_.emplace(id, std::move(c));
+  std::string host = container.nodeid().host();
+  TONY_LOG(kInfo) << "allocated " << id << " on " << host << ":" << container.nodeid().port()
+                  << " for " << role->second;
+  if (listener_ != nullptr) listener_->OnContainerAllocated(id, role->second, host);
+}
+
+void YarnEngine::HandleCompleted(const pb::ContainerStatusProto& status) {
+  std::string id = hadoop::yarn::ContainerIdString(status.container_id());
+  auto it = containers_.find(id);
+  if (it == containers_.end()) return;  // released before launch, or unknown
+  containers_.erase(it);
+  int code = ExitCodeOf(status);
+  std::string what = hadoop::yarn::DescribeContainerExit(code);
+  std::string diagnostics = what.empty() ? "container exited with code " + std::to_string(code)
+                                         : what + " (exit status " + std::to_string(code) + ")";
+  std::string yarn_diag(Trim(status.diagnostics()));
+  if (!yarn_diag.empty()) diagnostics += ": " + yarn_diag.substr(0, 2000);
+  if (listener_ != nullptr) listener_->OnContainerCompleted(id, code, diagnostics);
+}
+
+const hadoop::security::Token* YarnEngine::NmTokenFor(const Container& c) const {
+  return rm_->NmToken(c.proto.nodeid().host() + ":" + std::to_string(c.proto.nodeid().port()));
+}
+
+pb::ContainerLaunchContextProto YarnEngine::BuildLaunchContext(const LaunchSpec& spec) const {
+  pb::ContainerLaunchContextProto ctx;
+  for (const auto& r : options_.resources) {
+    hadoop::yarn::AddLocalResource(&ctx, r.name, hadoop::yarn::MakeLocalResource(r.file));
+  }
+  std::set<std::string> user_keys;
+  for (const auto& kv : spec_.container_envs) user_keys.insert(kv.substr(0, kv.find('=')));
+  for (const auto& [key, value] : spec.env) {
+    if (!TravelsToContainers(key, user_keys)) continue;
+    if (!hadoop::yarn::IsSafeEnvironmentValue(value)) {
+      TONY_LOG(kWarning) << "not passing " << key << " to YARN containers: its value has a "
+                         << "double quote, backslash, backquote or newline";
+      continue;
+    }
+    hadoop::yarn::AddEnvironment(&ctx, key, value);
+  }
+  // Paths inside the task's own container (§5: the NM expands <LOG_DIR> and {{PWD}}).
+  hadoop::yarn::AddEnvironment(&ctx, "TONY_LOG_DIR", "<LOG_DIR>");
+  hadoop::yarn::AddEnvironment(&ctx, "TONY_JOB_DIR", "{{PWD}}");
+  hadoop::yarn::AddEnvironment(&ctx, "TONY_CONF_PATH", "{{PWD}}/tony-final.xml");
+  // The NM does not redirect output (§5); the tony binary travels as a FILE resource and may
+  // arrive without its execute bit.
+  std::vector<std::string> args(spec.argv.begin() + (spec.argv.empty() ? 0 : 1), spec.argv.end());
+  ctx.add_command("chmod u+x tony 2>/dev/null; exec ./tony " + Join(args, " ") +
+                  " 1><LOG_DIR>/executor.log 2>&1");
+  return ctx;
+}
+
+Status YarnEngine::Launch(const LaunchSpec& spec) {
+  auto it = containers_.find(spec.container_id);
+  if (it == containers_.end()) return NotFound("no container " + spec.container_id);
+  Container& c = it->second;
+  const hadoop::security::Token* token = NmTokenFor(c);
+  if (token == nullptr) {
+    return FailedPrecondition("no NMToken for node " + c.proto.nodeid().host() + ":" +
+                              std::to_string(c.proto.nodeid().port()));
+  }
+  TONY_RETURN_IF_ERROR(nm_.StartContainer(c.proto, BuildLaunchContext(spec), *token));
+  c.launched = true;
+  TONY_LOG(kInfo) << "started " << spec.container_id << " (" << spec.role << ":" << spec.index
+                  << ") on " << c.proto.nodeid().host() << "; logs at http://"
+                  << c.proto.node_http_address() << "/node/containerlogs/" << spec.container_id;
+  return Status::Ok();
+}
+
+void YarnEngine::Stop(const std::string& container_id, int64_t /*grace_ms*/) {
+  auto it = containers_.find(container_id);
+  if (it == containers_.end()) return;
+  Container& c = it->second;
+  if (!c.launched) {
+    rm_->ReleaseContainer(c.proto.id());
+    containers_.erase(it);
+    asio::post(io_, [this, container_id] {
+      if (listener_ != nullptr) {
+        listener_->OnContainerCompleted(container_id, -105, "stopped before launch");
+      }
+    });
+    return;
+  }
+  if (c.stopping) return;
+  c.stopping = true;
+  // The NM sends SIGTERM to the container's process group, then SIGKILL (§5); the completed
+  // status arrives through allocate with -105.
+  const hadoop::security::Token* token = NmTokenFor(c);
+  Status s = token == nullptr ? FailedPrecondition("no NMToken")
+                              : nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *token);
+  if (!s.ok()) TONY_LOG(kWarning) << "stopping " << container_id << ": " << s.ToString();
+}
+
+void YarnEngine::Release(const std::string& container_id) {
+  auto it = containers_.find(container_id);
+  if (it == containers_.end() || it->second.launched) return;
+  rm_->ReleaseContainer(it->second.proto.id());
+  containers_.erase(it);
+}
+
+void YarnEngine::Shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  heartbeat_timer_.cancel();
+  if (rm_ == nullptr || !registered_) return;
+  for (auto& [id, c] : containers_) {
+    if (!c.launched) continue;
+    const hadoop::security::Token* token = NmTokenFor(c);
+    if (token != nullptr) (void)nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *token);
+  }
+  containers_.clear();
+  // The coordinator wrote the job's end to status.json before shutting the engine down.
+  pb::FinalApplicationStatusProto final_status = pb::APP_FAILED;
+  std::string diagnostics = "the job ended without a final status";
+  auto status = history::ReadJobStatus(history::JobPaths(options_.job_dir));
+  if (status.ok() && status->phase() == "FINISHED") {
+    if (status->final_status() == "SUCCEEDED") final_status = pb::APP_SUCCEEDED;
+    if (status->final_status() == "KILLED") final_status = pb::APP_KILLED;
+    diagnostics = status->final_status() + ": " + status->message();
+  }
+  Status s = rm_->Finish(final_status, diagnostics.substr(0, 8000), "", 30s);
+  if (!s.ok()) {
+    TONY_LOG(kError) << "unregistering from the ResourceManager: " << s.ToString();
+  } else {
+    TONY_LOG(kInfo) << "unregistered from the ResourceManager: "
+                    << hadoop::yarn::FinalStatusName(final_status);
+  }
+}
+
+}  // namespace tony::engine

@@ -1,0 +1,97 @@
+// YarnEngine: the coordinator's engine inside a YARN ApplicationMaster container.
+//
+// Start registers with the ResourceManager's scheduler (AMRMToken from the container's
+// credentials file, HADOOP-IPC.md §2.1/§3) advertising the coordinator's control-plane address
+// as the AM's host/rpc_port, so the client finds it in the application report. Container
+// requests become asks, one priority per role (§4.4); allocate() heartbeats on the coordinator's
+// loop every second, every 200 ms while asks are outstanding. Allocations are matched to roles by
+// their priority; excess ones are released. Launch starts `tony executor` on the container's
+// NodeManager (§4.5) with the job's staged files as LocalResources, the tony binary included.
+// Completed statuses (with YARN's exit codes, §4.2) become OnContainerCompleted. Shutdown stops
+// what is left and unregisters with the job's final status and message from status.json.
+//
+// The RPCs are synchronous on the loop: each takes milliseconds on a healthy cluster.
+// Threading: owned by and called on the coordinator's asio loop.
+#pragma once
+
+#include <asio.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/job_spec.h"
+#include "engine/engine.h"
+#include "hadoop/yarn/clients.h"
+
+namespace tony::engine {
+
+// A staged file every executor container gets (name in the container's working directory).
+struct YarnResource {
+  std::string name;
+  hadoop::yarn::RemoteFile file;
+};
+
+// tony-resources.txt, written by the client and localized into the AM: one resource per line,
+// tab-separated: name scheme host port path size modification_time.
+std::string FormatYarnResources(const std::vector<YarnResource>& resources);
+Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text);
+
+// Environment variables the client puts into the AM's launch context.
+inline constexpr char kSchedulerAddressEnv[] = "TONY_YARN_SCHEDULER_ADDRESS";
+inline constexpr char kResourcesFile[] = "tony-resources.txt";
+
+struct YarnEngineOptions {
+  std::string job_dir = ".";
+  std::string scheduler_address;  // host:port
+  hadoop::security::Token am_rm_token;
+  std::string am_host;  // what the AM registers as its host
+  std::vector<YarnResource> resources;
+};
+
+class YarnEngine final : public Engine {
+ public:
+  YarnEngine(asio::io_context& io, JobSpec spec, YarnEngineOptions options);
+  ~YarnEngine() override;
+
+  std::string name() const override { return "yarn"; }
+  Status Start(EngineListener* listener) override;
+  void RequestContainers(const ContainerRequest& request) override;
+  Status Launch(const LaunchSpec& spec) override;
+  void Stop(const std::string& container_id, int64_t grace_ms) override;
+  void Release(const std::string& container_id) override;
+  void Shutdown() override;
+  EnvMap ContainerEnv(const std::string& /*container_id*/) const override { return {}; }
+
+ private:
+  struct Container {
+    hadoop::yarn::pb::ContainerProto proto;
+    std::string role;
+    bool launched = false;
+    bool stopping = false;
+  };
+
+  void ScheduleHeartbeat(std::chrono::milliseconds delay);
+  void Heartbeat();
+  void HandleAllocated(const hadoop::yarn::pb::ContainerProto& container);
+  void HandleCompleted(const hadoop::yarn::pb::ContainerStatusProto& status);
+  int PriorityOf(const std::string& role);
+  hadoop::yarn::pb::ContainerLaunchContextProto BuildLaunchContext(const LaunchSpec& spec) const;
+  const hadoop::security::Token* NmTokenFor(const Container& c) const;
+
+  asio::io_context& io_;
+  JobSpec spec_;
+  YarnEngineOptions options_;
+  asio::steady_timer heartbeat_timer_;
+  EngineListener* listener_ = nullptr;
+  std::unique_ptr<hadoop::yarn::AmRmClient> rm_;
+  hadoop::yarn::NmClient nm_;
+  std::map<std::string, int> role_priorities_;
+  std::map<int, std::string> priority_roles_;
+  std::map<std::string, Container> containers_;
+  int failed_heartbeats_ = 0;
+  bool registered_ = false;
+  bool shut_down_ = false;
+};
+
+}  // namespace tony::engine

@@ -1,0 +1,138 @@
+"""`tony submit` on a real YARN (MiniYARNCluster with 2 NodeManagers + MiniDFS): the job is
+staged to HDFS, the coordinator runs as the AM, every task runs `tony executor` in a container of
+its own, and the client exits with the job's result. The staging dir is gone afterwards."""
+import getpass
+import os
+import re
+import urllib.error
+import urllib.request
+import xml.etree.ElementTree as ET
+
+from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, eventually, tony_xml, write
+
+SCRIPT = """
+import os, sys
+role, index = os.environ["JOB_NAME"], int(os.environ["TASK_INDEX"])
+print(f"hello from {role}:{index} rank={os.environ.get('RANK')} world={os.environ.get('WORLD_SIZE')}", flush=True)
+if os.environ.get("MODE") == "fail1" and index == 1:
+    print("worker 1 is about to fail", file=sys.stderr, flush=True)
+    sys.exit(3)
+"""
+
+
+def site_property(conf_dir, file, key):
+    root = ET.parse(os.path.join(conf_dir, file)).getroot()
+    for prop in root.iter("property"):
+        if prop.findtext("name") == key:
+            return prop.findtext("value")
+    return None
+
+
+def yarn_tony(tmp_path, conf_dir):
+    t = Tony(tmp_path / "home")
+    t.env["HADOOP_CONF_DIR"] = conf_dir
+    return t
+
+
+def submit(tony, tmp_path, *extra, **props):
+    src = tmp_path / "src"
+    write(str(src / "job.py"), SCRIPT)
+    conf = {"tony.application.framework": "pytorch", "tony.worker.instances": "2",
+            "tony.worker.memory": "256m", "tony.am.memory": "256m"}
+    conf.update(props)
+    xml = tony_xml(str(tmp_path / "tony.xml"), conf)
+    return tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
+                    "--src_dir", str(src), "--conf_file", xml, *extra, timeout=300)
+
+
+def app_id_from(output):
+    m = re.search(r"application (application_\d+_\d+) submitted", output)
+    return m.group(1) if m else None
+
+
+def staging_exists(conf_dir, app_id):
+    http = site_property(conf_dir, "hdfs-site.xml", "dfs.namenode.http-address")
+    user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
+    url = f"http://{http}/webhdfs/v1/user/{user}/.tony/{app_id}?op=GETFILESTATUS&user.name={user}"
+    try:
+        urllib.request.urlopen(url, timeout=10)
+        return True
+    except urllib.error.HTTPError as e:
+        assert e.code == 404, e
+        return False
+
+
+def test_two_workers_succeed_on_yarn(minicluster, tmp_path):
+    tony = yarn_tony(tmp_path, minicluster)
+    r = submit(tony, tmp_path)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    app_id = app_id_from(r.stdout)
+    assert app_id, out
+    assert "tony: tracking URL" in r.stdout
+    assert f"job {app_id} SUCCEEDED" in r.stdout, out
+    assert f"application {app_id} FINISHED" in r.stdout, out
+    # Both tasks ran in YARN containers (ids of this application).
+    status = tony.status(app_id)
+    assert status["final_status"] == "SUCCEEDED"
+    assert [(t["role"], t["index"], t["state"]) for t in status["tasks"]] == [
+        ("worker", 0, "SUCCEEDED"), ("worker", 1, "SUCCEEDED")]
+    app_suffix = app_id[len("application_"):]
+    for t in status["tasks"]:
+        assert t["container_id"].startswith("container_") and app_suffix in t["container_id"], t
+    assert not staging_exists(minicluster, app_id)
+    s = tony.run("status", app_id)
+    assert s.returncode == 0 and "SUCCEEDED" in s.stdout
+
+
+def test_failing_worker_fails_the_application_with_its_reason(minicluster, tmp_path):
+    tony = yarn_tony(tmp_path, minicluster)
+    r = submit(tony, tmp_path, "--shell_env", "MODE=fail1")
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    app_id = app_id_from(r.stdout)
+    assert f"job {app_id} FAILED" in r.stdout, out
+    assert "worker:1" in r.stdout and "3" in r.stdout, out
+    assert f"application {app_id} FINISHED" in r.stdout, out
+    assert not staging_exists(minicluster, app_id)
+
+
+def test_more_memory_than_any_node_is_refused_before_submitting(minicluster, tmp_path):
+    tony = yarn_tony(tmp_path, minicluster)
+    r = submit(tony, tmp_path, **{"tony.worker.memory": "64g"})
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "tony.worker.memory" in r.stderr and "largest container" in r.stderr, r.stderr
+
+
+def test_kill_moves_the_application_to_killed_and_leaves_nothing_running(minicluster, tmp_path):
+    tony = yarn_tony(tmp_path, minicluster)
+    src = tmp_path / "src"
+    write(str(src / "sleepy.py"), "import time\nprint('sleeping', flush=True)\ntime.sleep(300)\n")
+    xml = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "pytorch", "tony.worker.instances": "2",
+        "tony.worker.memory": "256m", "tony.am.memory": "256m"})
+    proc = tony.start("submit", "--executes", "sleepy.py", "--python_binary_path", SYSTEM_PYTHON,
+                      "--src_dir", str(src), "--conf_file", xml)
+    try:
+        def running_app():
+            for app in tony.jobs():
+                try:
+                    tasks = tony.status(app)["tasks"]
+                except (OSError, ValueError, KeyError):
+                    continue
+                if tasks and all(t["state"] == "RUNNING" for t in tasks):
+                    return app
+            return None
+        app_id = eventually(running_app, timeout=180, interval=0.5, what="both tasks running")
+        k = tony.run("kill", app_id, timeout=120)
+        assert k.returncode == 0, k.stdout + k.stderr
+        assert f"job {app_id} KILLED" in k.stdout, k.stdout + k.stderr
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 1, out + err
+        assert "KILLED" in out, out + err
+        assert not staging_exists(minicluster, app_id)
+        assert_nothing_left(app_id, timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
