@@ -104,8 +104,16 @@ int KillJob(const std::string& id_or_path) {
     req.set_reason("killed by user (tony kill)");
     Status s = client.KillJob(req, 5000);
     if (!s.ok()) std::cerr << "tony: warning: " << s.message() << "; killing it by force\n";
-    // The coordinator stops every task, then exits; wait for that, bounded.
-    for (int i = 0; i < 400 && IsCoordinatorOf(am->pid, paths.root); ++i) {
+    // The coordinator stops every task, then exits once a client has read the final status:
+    // read it (bounded), then wait for the exit.
+    for (int i = 0; i < 300 && s.ok(); ++i) {
+      rpc::GetJobStatusRequest status_req;
+      status_req.set_after_version(-1);
+      auto status = client.GetJobStatus(status_req, 2000);
+      if (!status.ok() || IsFinished(*status)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    for (int i = 0; i < 200 && IsCoordinatorOf(am->pid, paths.root); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     if (IsCoordinatorOf(am->pid, paths.root)) KillSession(am->pid);
