@@ -97,12 +97,14 @@ void Coordinator::ScheduleTick() {
 }
 
 void Coordinator::OnTick() {
+  if (shutting_down_) return;
   if (!finished_) {
     Dispatch(core::Tick{});
   }
   AnswerSpecWaiters(/*expire_only=*/true);
   AnswerStatusWaiters(/*expire_only=*/true);
   if (finished_ && (final_status_seen_ || NowMs() - finished_at_ms_ > options_.linger_ms)) {
+    shutting_down_ = true;
     ShutdownServer();
     return;
   }
@@ -215,6 +217,15 @@ void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
     return;
   }
   TONY_LOG(kInfo) << id.ToString() << " registered at " << req.host() << ":" << req.port();
+  // Logged here, not from the state diff: the last registration of a gang moves its task
+  // straight on to RUNNING in the same event.
+  nlohmann::json e = {{"time_ms", SystemClock().WallMs()},
+                      {"task", id.ToString()},
+                      {"attempt", req.task().attempt()},
+                      {"state", "REGISTERED"},
+                      {"address", req.host() + ":" + std::to_string(req.port())}};
+  (void)history::AppendEvent(paths_, e.dump());
+  last_states_[id.ToString() + "#" + std::to_string(req.task().attempt())] = "REGISTERED";
   Dispatch(core::TaskRegistered{id, req.task().attempt(), req.host(), req.port()});
   reactor->Finish(grpc::Status::OK);
 }
@@ -286,7 +297,10 @@ void Coordinator::AnswerStatusWaiters(bool expire_only) {
     bool changed = !expire_only && version > w.after_version;
     if (changed || now >= w.deadline_ms || finished_) {
       *w.response = Snapshot();
-      if (finished_) final_status_seen_ = true;
+      if (finished_ && !final_status_seen_) {
+        final_status_seen_ = true;
+        asio::post(io_, [this] { OnTick(); });  // shut down now, not on the next tick
+      }
       w.reactor->Finish(grpc::Status::OK);
     } else {
       still_waiting.push_back(w);
@@ -360,12 +374,12 @@ void Coordinator::Finish(const core::FinishJob& finish) {
                   << ": " << finish.message;
   finished_ = true;
   finished_at_ms_ = NowMs();
+  persisted_version_ = -1;  // rewrite status.json with the end time
+  PersistChanges();
   nlohmann::json e = {{"time_ms", end_wall_ms_},
                       {"job", core::FinalStatusName(finish.status)},
                       {"message", finish.message}};
   (void)history::AppendEvent(paths_, e.dump());
-  persisted_version_ = -1;  // rewrite status.json with the end time
-  PersistChanges();
   AnswerSpecWaiters(/*expire_only=*/true);
   // Every task has ended or outlived its stop grace; make sure no process of the job is left.
   // Posted so that the call being answered now (often the last ReportResult) goes out first.

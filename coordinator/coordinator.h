@@ -116,6 +116,7 @@ class Coordinator final : public engine::EngineListener {
   std::vector<StatusWaiter> status_waiters_;
   bool finished_ = false;
   bool final_status_seen_ = false;
+  bool shutting_down_ = false;
   int64_t finished_at_ms_ = 0;
   std::thread stopper_;
 };
