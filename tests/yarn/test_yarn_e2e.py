@@ -1,7 +1,9 @@
 """`tony submit` on a real YARN (MiniYARNCluster with 2 NodeManagers + MiniDFS): the job is
 staged to HDFS, the coordinator runs as the AM, every task runs `tony executor` in a container of
-its own, and the client exits with the job's result. The staging dir is gone afterwards."""
+its own, and the client exits with the job's result. The staging dir is gone afterwards. One
+module, so that the tier starts one minicluster."""
 import getpass
+import glob
 import os
 import re
 import urllib.error
@@ -136,3 +138,30 @@ def test_kill_moves_the_application_to_killed_and_leaves_nothing_running(miniclu
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+EXAMPLE = os.path.join(os.path.dirname(__file__), "../../examples/pytorch-ddp")
+
+
+def test_pytorch_ddp_example_on_yarn(minicluster, tmp_path):
+    tony = Tony(tmp_path / "home")
+    tony.env["HADOOP_CONF_DIR"] = minicluster
+    r = tony.run("submit", "--executes", "train.py", "--task_params", "--epochs 30",
+                 "--python_binary_path", SYSTEM_PYTHON, "--src_dir", os.path.join(EXAMPLE, "src"),
+                 "--conf_file", os.path.join(EXAMPLE, "tony.xml"), "--conf", "tony.am.memory=256m",
+                 timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    app_id = re.search(r"application (application_\d+_\d+) submitted", r.stdout).group(1)
+    assert f"job {app_id} SUCCEEDED" in r.stdout
+    # The minicluster keeps container logs under <conf dir>/data (tests/minicluster).
+    outs = glob.glob(os.path.join(minicluster, "data", "**", app_id, "container_*", "stdout"),
+                     recursive=True)
+    finals = {}
+    for path in outs:
+        m = re.search(r"rank (\d)/2: final test loss ([\d.]+) accuracy ([\d.]+) replicas_in_sync (\w+)",
+                      open(path).read())
+        if m:
+            finals[int(m.group(1))] = (float(m.group(3)), m.group(4))
+    assert set(finals) == {0, 1}, (outs, r.stdout)
+    for rank, (accuracy, in_sync) in finals.items():
+        assert accuracy >= 0.95 and in_sync == "True", (rank, accuracy, in_sync)
