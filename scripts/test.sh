@@ -18,8 +18,8 @@ bash scripts/build.sh asan
 export TONY_HOME="$(mktemp -d -t tony-test-home-XXXXXX)"
 trap 'rm -rf "$TONY_HOME"' EXIT
 
-echo "== unit tests under ASan+UBSan"
-(cd build-asan && ctest -L unit --output-on-failure -j 2)
+echo "== unit and local-engine tests under ASan+UBSan"
+(cd build-asan && ctest -L 'unit|local' --output-on-failure -j 2)
 
 echo "== all tests (release build)"
 cd build
