@@ -128,8 +128,8 @@ def test_a_frozen_executor_is_declared_lost_by_heartbeat_and_cleaned_up(tony, tm
     write(str(src / "sleep.py"), SLEEPER)
     conf = tony_xml(str(tmp_path / "tony.xml"), {
         "tony.worker.instances": "2", "tony.worker.memory": "256m",
-        "tony.application.framework": "generic", "tony.task.heartbeat-interval-ms": "200",
-        "tony.task.max-missed-heartbeats": "3"})
+        "tony.application.framework": "generic", "tony.task.heartbeat-interval-ms": "250",
+        "tony.task.max-missed-heartbeats": "4"})
     proc = tony.start("submit", "--executes", "sleep.py", "--python_binary_path", SYSTEM_PYTHON,
                       "--src_dir", str(src), "--conf_file", conf)
     eventually(lambda: tony.jobs() and os.path.exists(os.path.join(tony.job_dir(), "status.json"))
@@ -139,5 +139,5 @@ def test_a_frozen_executor_is_declared_lost_by_heartbeat_and_cleaned_up(tony, tm
     os.kill(frozen, signal.SIGSTOP)  # alive, but silent: no more heartbeats
     rc, out, err = finish(proc)
     assert rc == 1, out + err
-    assert "task worker:1 lost: no heartbeat for 600 ms" in out
+    assert "task worker:1 lost: no heartbeat for 1000 ms" in out
     assert_nothing_left(tony.home)
