@@ -24,7 +24,7 @@ venv_with() {
   echo "setup-frameworks: installing $* into $root/$name"
   [ -x "$py" ] || /usr/bin/python3 -m venv "$root/$name"
   "$py" -m pip install --quiet --disable-pip-version-check "$@"
-  "$py" -c "import $module" >/dev/null
+  TF_CPP_MIN_LOG_LEVEL=2 "$py" -c "import $module" >/dev/null
 }
 
 sudo_cmd=""
