@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <vector>
 
 namespace tony::client {
@@ -50,6 +51,37 @@ std::string RenderSummary(const rpc::JobStatus& status) {
   if (!status.message().empty()) out += ": " + status.message();
   out += "\n";
   return out;
+}
+
+void StatusPrinter::Show(const rpc::JobStatus& status) {
+  std::string table = RenderTaskTable(status);
+  if (table == last_table_) return;
+  bool first = last_table_.empty();
+  last_table_ = table;
+  if (tty_) {
+    if (lines_ > 0) std::cout << "\033[" << lines_ << "F\033[J";
+    std::cout << table << std::flush;
+    lines_ = static_cast<int>(std::count(table.begin(), table.end(), '\n'));
+    return;
+  }
+  std::map<std::string, std::string> rows;
+  for (const auto& t : status.tasks()) {
+    std::string row = t.state();
+    if (t.port() != 0) row += " " + t.host() + ":" + std::to_string(t.port());
+    if (t.has_exit_code()) row += " exit " + std::to_string(t.exit_code());
+    rows[t.role() + ":" + std::to_string(t.index())] = row;
+  }
+  if (first || IsFinished(status)) {
+    std::cout << table;
+  } else {
+    for (const auto& [task, row] : rows) {
+      auto it = last_rows_.find(task);
+      if (it == last_rows_.end() || it->second != row)
+        std::cout << "  " << task << " " << row << "\n";
+    }
+  }
+  std::cout << std::flush;
+  last_rows_ = std::move(rows);
 }
 
 }  // namespace tony::client

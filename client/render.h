@@ -1,6 +1,7 @@
 // How a job's status looks on a terminal: the per-task table and the closing summary.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "rpc/tony.pb.h"
@@ -12,6 +13,21 @@ std::string RenderTaskTable(const rpc::JobStatus& status);
 // "job <id> SUCCEEDED" / "job <id> FAILED: <message>" plus the failed tasks' diagnostics.
 std::string RenderSummary(const rpc::JobStatus& status);
 bool IsFinished(const rpc::JobStatus& status);
+
+// Shows a job's progress as it changes. On a terminal the task table is redrawn in place; to a
+// file or pipe the whole table is written first and last, and in between one line per task whose
+// state, address or exit code changed, so logs stay short for large jobs.
+class StatusPrinter {
+ public:
+  explicit StatusPrinter(bool tty) : tty_(tty) {}
+  void Show(const rpc::JobStatus& status);
+
+ private:
+  bool tty_;
+  std::string last_table_;
+  int lines_ = 0;
+  std::map<std::string, std::string> last_rows_;  // "role:index" -> what was last shown
+};
 bool Succeeded(const rpc::JobStatus& status);
 
 }  // namespace tony::client

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "client/render.h"
+#include "client/staging.h"
 #include "client/yarn_submit.h"
 #include "common/clock.h"
 #include "common/files.h"
@@ -26,9 +27,6 @@
 
 namespace tony::client {
 namespace {
-
-std::atomic<int> g_interrupts{0};
-void OnInterrupt(int) { g_interrupts.fetch_add(1); }
 
 std::string SiteFilePath() {
   const char* dir = std::getenv("TONY_CONF_DIR");
@@ -65,44 +63,6 @@ Status CheckEntryPoint(const SubmitOptions& o) {
   } else if (o.src_dir.empty() && !PathExists(script)) {
     return InvalidArgument("--executes " + script +
                            ": no such file (and no --src_dir to find it in)");
-  }
-  return Status::Ok();
-}
-
-Status RunQuiet(const std::vector<std::string>& argv, const std::string& cwd) {
-  SpawnOptions o;
-  o.argv = argv;
-  o.env = CurrentEnvironment();
-  o.cwd = cwd;
-  o.stdout_path = "/dev/null";
-  TONY_ASSIGN_OR_RETURN(pid_t pid, Spawn(o));
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (ExitCodeFromWaitStatus(st) != 0) {
-    return Internal(Join(argv, " ") + " failed (" + DescribeWaitStatus(st) + ")");
-  }
-  return Status::Ok();
-}
-
-// Stages --src_dir as staging/tony_src.zip and --python_venv as staging/venv.zip, as TonY
-// uploads them; the engine localizes them into every container.
-Status Stage(const SubmitOptions& o, const history::JobPaths& paths) {
-  TONY_RETURN_IF_ERROR(MakeDirs(paths.Staging(), 0700));
-  if (!o.src_dir.empty()) {
-    TONY_ASSIGN_OR_RETURN(std::string src, AbsolutePath(o.src_dir));
-    std::string dest = paths.Staging() + "/tony_src.zip";
-    if (IsDirectory(src)) {
-      TONY_RETURN_IF_ERROR(RunQuiet({"zip", "-q", "-r", "-y", dest, "."}, src)
-                               .WithContext("archiving --src_dir " + o.src_dir));
-    } else {
-      TONY_RETURN_IF_ERROR(RunQuiet({"cp", src, dest}, "").WithContext("staging --src_dir"));
-    }
-  }
-  if (!o.python_venv.empty()) {
-    TONY_ASSIGN_OR_RETURN(std::string venv, AbsolutePath(o.python_venv));
-    TONY_RETURN_IF_ERROR(RunQuiet({"cp", venv, paths.Staging() + "/venv.zip"}, "")
-                             .WithContext("staging --python_venv"));
   }
   return Status::Ok();
 }
@@ -193,42 +153,24 @@ Result<history::AmInfo> WaitForCoordinator(const history::JobPaths& paths, pid_t
   return DeadlineExceeded("the coordinator did not start within 30 s; see " + paths.AmLog());
 }
 
-class LiveTable {
- public:
-  explicit LiveTable(bool tty) : tty_(tty) {}
-  void Show(const rpc::JobStatus& status) {
-    std::string table = RenderTaskTable(status);
-    if (table == last_) return;
-    if (tty_ && lines_ > 0) std::cout << "\033[" << lines_ << "F\033[J";
-    std::cout << table << std::flush;
-    last_ = table;
-    lines_ = static_cast<int>(std::count(table.begin(), table.end(), '\n'));
-  }
-
- private:
-  bool tty_;
-  std::string last_;
-  int lines_ = 0;
-};
-
 // Follows the job until it ends; returns its final status.
 rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& am, pid_t am_pid,
                          const std::string& secret) {
   rpc::CoordinatorClient client(am.Address(), secret);
-  LiveTable table(::isatty(STDOUT_FILENO) != 0);
+  StatusPrinter printer(::isatty(STDOUT_FILENO) != 0);
   rpc::JobStatus last;
   int64_t version = -1;
   int failures = 0;
   bool kill_sent = false;
   while (true) {
-    if (g_interrupts > 0 && !kill_sent) {
+    if (Interrupts() > 0 && !kill_sent) {
       std::cerr << "tony: interrupted; stopping job " << paths.root << " (Ctrl-C again to force)\n";
       rpc::KillJobRequest req;
       req.set_reason("killed by user (interrupt in tony submit)");
       (void)client.KillJob(req, 5000);
       kill_sent = true;
     }
-    if (g_interrupts > 1) break;
+    if (Interrupts() > 1) break;
     rpc::GetJobStatusRequest req;
     req.set_after_version(version);
     req.set_wait_ms(kill_sent ? 200 : 1000);
@@ -237,7 +179,7 @@ rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& 
       failures = 0;
       last = *status;
       version = last.version();
-      table.Show(last);
+      printer.Show(last);
       if (IsFinished(last)) return last;
       continue;
     }
@@ -252,8 +194,8 @@ rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& 
   KillSession(am_pid);
   rpc::JobStatus dead = written.ok() ? *written : last;
   dead.set_phase("FINISHED");
-  dead.set_final_status(g_interrupts > 1 ? "KILLED" : "FAILED");
-  dead.set_message(g_interrupts > 1
+  dead.set_final_status(Interrupts() > 1 ? "KILLED" : "FAILED");
+  dead.set_message(Interrupts() > 1
                        ? "killed by user (forced)"
                        : "the coordinator died unexpectedly; its log " + paths.AmLog() +
                              " ends with:\n" + Join(TailLines(paths.AmLog(), 10), "\n"));
@@ -313,7 +255,7 @@ int Submit(const SubmitOptions& o) {
   s = MakeDirs(paths.root, 0700);
   if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf->ToXml());
-  if (s.ok()) s = Stage(o, paths);
+  if (s.ok()) s = StageJobFiles(o, paths);
   if (!s.ok()) {
     std::cerr << "tony: error: staging job " << job_id << ": " << s.message() << "\n";
     (void)RemoveAll(paths.root);
@@ -324,11 +266,7 @@ int Submit(const SubmitOptions& o) {
             << "tony: job dir " << paths.root << "\n"
             << std::flush;
 
-  struct sigaction sa {};
-  sa.sa_handler = OnInterrupt;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
+  InstallInterruptHandlers();
 
   auto am_pid = StartCoordinator(o, paths);
   if (!am_pid.ok()) {

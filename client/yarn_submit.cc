@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "client/render.h"
+#include "client/staging.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -30,48 +31,14 @@ namespace yarn = hadoop::yarn;
 namespace pb = hadoop::yarn::pb;
 using namespace std::chrono_literals;
 
-std::atomic<int> g_interrupts{0};
-void OnInterrupt(int) { g_interrupts.fetch_add(1); }
-
 int Fail(const Status& s, int code = kExitBadInput) {
   std::cerr << "tony: error: " << s.message() << "\n";
   return code;
 }
 
-Status RunQuiet(const std::vector<std::string>& argv, const std::string& cwd) {
-  SpawnOptions o;
-  o.argv = argv;
-  o.env = CurrentEnvironment();
-  o.cwd = cwd;
-  o.stdout_path = "/dev/null";
-  TONY_ASSIGN_OR_RETURN(pid_t pid, Spawn(o));
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (ExitCodeFromWaitStatus(st) != 0) {
-    return Internal(Join(argv, " ") + " failed (" + DescribeWaitStatus(st) + ")");
-  }
-  return Status::Ok();
-}
-
 // The files every container needs, staged locally first (as on the local engine).
 Status StageLocally(const SubmitOptions& o, const history::JobPaths& paths) {
-  TONY_RETURN_IF_ERROR(MakeDirs(paths.Staging(), 0700));
-  if (!o.src_dir.empty()) {
-    TONY_ASSIGN_OR_RETURN(std::string src, AbsolutePath(o.src_dir));
-    std::string dest = paths.Staging() + "/tony_src.zip";
-    if (IsDirectory(src)) {
-      TONY_RETURN_IF_ERROR(RunQuiet({"zip", "-q", "-r", "-y", dest, "."}, src)
-                               .WithContext("archiving --src_dir " + o.src_dir));
-    } else {
-      TONY_RETURN_IF_ERROR(RunQuiet({"cp", src, dest}, "").WithContext("staging --src_dir"));
-    }
-  }
-  if (!o.python_venv.empty()) {
-    TONY_ASSIGN_OR_RETURN(std::string venv, AbsolutePath(o.python_venv));
-    TONY_RETURN_IF_ERROR(RunQuiet({"cp", venv, paths.Staging() + "/venv.zip"}, "")
-                             .WithContext("staging --python_venv"));
-  }
+  TONY_RETURN_IF_ERROR(StageJobFiles(o, paths));
   // The binary travels without its debug sections when objcopy is there (smaller upload).
   std::string binary = paths.Staging() + "/tony";
   if (!RunQuiet({"objcopy", "--strip-debug", o.tony_binary, binary}, "").ok()) {
@@ -164,13 +131,13 @@ rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto&
   rpc::JobStatus last;
   last.set_job_id(app_id);
   int64_t version = -1;
-  std::string last_table;
+  StatusPrinter printer(::isatty(STDOUT_FILENO) != 0);
   std::string last_state;
   bool kill_sent = false;
   int64_t next_report_ms = 0;
   pb::ApplicationReportProto report;
   while (true) {
-    if (g_interrupts > 0 && !kill_sent) {
+    if (Interrupts() > 0 && !kill_sent) {
       std::cerr << "tony: interrupted; stopping " << app_id << " (Ctrl-C again to force)\n";
       rpc::KillJobRequest req;
       req.set_reason("killed by user (interrupt in tony submit)");
@@ -179,7 +146,7 @@ rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto&
       }
       kill_sent = true;
     }
-    if (g_interrupts > 1) {
+    if (Interrupts() > 1) {
       (void)rm.ForceKillApplication(app, "killed by user (forced)");
       last.set_phase("FINISHED");
       last.set_final_status("KILLED");
@@ -195,9 +162,7 @@ rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto&
         last = *status;
         version = last.version();
         (void)history::WriteJobStatus(paths, last);
-        std::string table = RenderTaskTable(last);
-        if (table != last_table) std::cout << table << std::flush;
-        last_table = table;
+        printer.Show(last);
         if (IsFinished(last)) return last;
         continue;
       }
@@ -351,11 +316,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
             << "tony: job dir " << paths.root << "\n"
             << std::flush;
 
-  struct sigaction sa {};
-  sa.sa_handler = OnInterrupt;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
+  InstallInterruptHandlers();
 
   rpc::JobStatus final_status = Follow(rm, app, paths, secret);
   std::string yarn_state = AwaitEnd(rm, app, 60s);

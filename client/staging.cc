@@ -1,0 +1,67 @@
+#include "client/staging.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <cerrno>
+
+#include "common/files.h"
+#include "common/process.h"
+#include "common/strings.h"
+
+namespace tony::client {
+namespace {
+
+std::atomic<int> g_interrupts{0};
+void OnInterrupt(int) { g_interrupts.fetch_add(1); }
+
+}  // namespace
+
+Status RunQuiet(const std::vector<std::string>& argv, const std::string& cwd) {
+  SpawnOptions o;
+  o.argv = argv;
+  o.env = CurrentEnvironment();
+  o.cwd = cwd;
+  o.stdout_path = "/dev/null";
+  TONY_ASSIGN_OR_RETURN(pid_t pid, Spawn(o));
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (ExitCodeFromWaitStatus(st) != 0) {
+    return Internal(Join(argv, " ") + " failed (" + DescribeWaitStatus(st) + ")");
+  }
+  return Status::Ok();
+}
+
+Status StageJobFiles(const SubmitOptions& o, const history::JobPaths& paths) {
+  TONY_RETURN_IF_ERROR(MakeDirs(paths.Staging(), 0700));
+  if (!o.src_dir.empty()) {
+    TONY_ASSIGN_OR_RETURN(std::string src, AbsolutePath(o.src_dir));
+    std::string dest = paths.Staging() + "/tony_src.zip";
+    if (IsDirectory(src)) {
+      TONY_RETURN_IF_ERROR(RunQuiet({"zip", "-q", "-r", "-y", dest, "."}, src)
+                               .WithContext("archiving --src_dir " + o.src_dir));
+    } else {
+      TONY_RETURN_IF_ERROR(RunQuiet({"cp", src, dest}, "").WithContext("staging --src_dir"));
+    }
+  }
+  if (!o.python_venv.empty()) {
+    TONY_ASSIGN_OR_RETURN(std::string venv, AbsolutePath(o.python_venv));
+    TONY_RETURN_IF_ERROR(RunQuiet({"cp", venv, paths.Staging() + "/venv.zip"}, "")
+                             .WithContext("staging --python_venv"));
+  }
+  return Status::Ok();
+}
+
+void InstallInterruptHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnInterrupt;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+int Interrupts() { return g_interrupts.load(); }
+
+}  // namespace tony::client
