@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+bash scripts/setup-frameworks.sh
 
 echo "== format check (clang-format, .clang-format)"
 files=$(git ls-files '*.cc' '*.h' | grep -v '^hadoop/proto/' || true)
