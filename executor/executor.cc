@@ -4,10 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/files.h"
@@ -192,7 +194,7 @@ class Heartbeater {
 };
 
 Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
-                            const runtime::Cluster& cluster) {
+                            const runtime::Cluster& cluster, int local_rank) {
   EnvMap env = CurrentEnvironment();
   // The user's code never sees the control-plane secret.
   env.erase("TONY_JOB_SECRET");
@@ -204,6 +206,7 @@ Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
   in.index = id.index;
   in.attempt = id.attempt;
   in.cluster = cluster;
+  in.local_rank = local_rank;
   in.am_host = Env("AM_HOST");
   in.am_port = static_cast<int>(ParseInt64(Env("AM_PORT")).value_or(0));
   TONY_ASSIGN_OR_RETURN(EnvMap task_env, runtime::BuildTaskEnv(in));
@@ -215,47 +218,104 @@ Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
   return env;
 }
 
-struct ChildResult {
+// One of the task's user processes: tony.<role>.nproc-per-task of them, each in a process group
+// of its own (torchrun's local workers). Local rank 0 writes stdout/stderr, rank i stdout.i/...
+struct LocalProcess {
+  pid_t pid = 0;
+  std::string stderr_path;
+  bool done = false;
   int exit_code = 0;
-  std::string why;  // empty when the process ended by itself
 };
 
-// Waits for the user process, stopping it on a signal, a stop request, a lost coordinator or the
-// execution timeout.
-ChildResult Supervise(pid_t pid, const Heartbeater& hb, int64_t execution_timeout_ms) {
+struct ChildResult {
+  int exit_code = 0;
+  int failed_local_rank = -1;  // the first local process that failed, if any
+  std::string why;             // empty when the processes ended by themselves
+};
+
+// Waits for every local process, stopping them all on a signal, a stop request, a lost
+// coordinator, the execution timeout, or (as torchrun does) the failure of any one of them.
+ChildResult Supervise(std::vector<LocalProcess>& procs, const Heartbeater& hb,
+                      int64_t execution_timeout_ms) {
   int64_t start = SystemClock().MonotonicMs();
   int64_t kill_at = -1;
-  std::string why;
+  ChildResult result;
+  auto signal_all = [&](int sig) {
+    for (const auto& p : procs) SignalGroup(p.pid, sig);
+  };
   while (true) {
-    int st = 0;
-    pid_t r = ::waitpid(pid, &st, WNOHANG);
-    if (r == pid) {
-      SignalGroup(pid, SIGKILL);  // anything the user process left in its group
-      return {ExitCodeFromWaitStatus(st), why};
+    bool all_done = true;
+    for (size_t i = 0; i < procs.size(); ++i) {
+      LocalProcess& p = procs[i];
+      int st = 0;
+      if (!p.done && ::waitpid(p.pid, &st, WNOHANG) == p.pid) {
+        p.done = true;
+        p.exit_code = ExitCodeFromWaitStatus(st);
+        SignalGroup(p.pid, SIGKILL);  // anything the process left in its group
+        if (p.exit_code != 0 && result.failed_local_rank < 0) {
+          result.failed_local_rank = static_cast<int>(i);
+          result.exit_code = p.exit_code;
+        }
+      }
+      all_done = all_done && p.done;
     }
+    if (all_done) return result;
     int64_t now = SystemClock().MonotonicMs();
     if (kill_at < 0) {
       if (g_stop_signal != 0) {
-        why = "stopped by signal " + std::to_string(g_stop_signal.load());
+        result.why = "stopped by signal " + std::to_string(g_stop_signal.load());
       } else if (hb.stop_requested()) {
-        why = "stopped by the coordinator";
+        result.why = "stopped by the coordinator";
       } else if (hb.lost()) {
-        why = "lost contact with the coordinator";
+        result.why = "lost contact with the coordinator";
       } else if (execution_timeout_ms > 0 && now - start > execution_timeout_ms) {
-        why = "execution timed out after " + std::to_string(execution_timeout_ms) +
-              " ms (tony.task.executor.execution-timeout-ms)";
+        result.why = "execution timed out after " + std::to_string(execution_timeout_ms) +
+                     " ms (tony.task.executor.execution-timeout-ms)";
+      } else if (result.failed_local_rank >= 0) {
+        result.why = "local process " + std::to_string(result.failed_local_rank) +
+                     " failed; stopping the others";
       }
-      if (!why.empty()) {
-        TONY_LOG(kWarning) << why << "; sending SIGTERM to the user process";
-        SignalGroup(pid, SIGTERM);
+      if (!result.why.empty()) {
+        TONY_LOG(kWarning) << result.why << "; sending SIGTERM to the user processes";
+        signal_all(SIGTERM);
         kill_at = now + kKillGraceMs;
       }
     } else if (now >= kill_at) {
-      SignalGroup(pid, SIGKILL);
+      signal_all(SIGKILL);
       kill_at = now + 60'000;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+}
+
+// Starts the task's nproc-per-task user processes; on an error, those already started are killed.
+Result<std::vector<LocalProcess>> StartUserProcesses(const JobSpec& spec, const RoleSpec& role,
+                                                     const TaskIdentity& id,
+                                                     const runtime::Cluster& cluster) {
+  int nproc = std::max(1, role.nproc_per_task);
+  std::vector<SpawnOptions> options;
+  for (int i = 0; i < nproc; ++i) {
+    TONY_ASSIGN_OR_RETURN(EnvMap env, BuildUserEnv(spec, id, cluster, i));
+    std::string suffix = i == 0 ? "" : "." + std::to_string(i);
+    SpawnOptions o;
+    o.argv = {"bash", "-c", role.command};
+    o.env = std::move(env);
+    o.stdout_path = JoinPath(id.log_dir, "stdout" + suffix);
+    o.stderr_path = JoinPath(id.log_dir, "stderr" + suffix);
+    o.group = ProcessGroupMode::kNewGroup;
+    o.parent_death_signal = SIGKILL;
+    options.push_back(std::move(o));
+  }
+  std::vector<LocalProcess> procs;
+  for (const auto& o : options) {
+    auto pid = Spawn(o);
+    if (!pid.ok()) {
+      for (const auto& p : procs) SignalGroup(p.pid, SIGKILL);
+      return pid.status();
+    }
+    procs.push_back(LocalProcess{*pid, o.stderr_path});
+  }
+  return procs;
 }
 
 int Fail(const std::string& message) {
@@ -312,35 +372,24 @@ int RunExecutor() {
   Heartbeater hb(client, id, spec.heartbeat_interval_ms, spec.max_missed_heartbeats);
   auto cluster = WaitForClusterSpec(client, id);
   if (!cluster.ok()) return Fail(cluster.status().message());
-  auto env = BuildUserEnv(spec, id, *cluster);
-  if (!env.ok()) {
-    report(1, env.status().message());
-    return Fail(env.status().message());
-  }
-
-  SpawnOptions o;
-  o.argv = {"bash", "-c", role->command};
-  o.env = std::move(env).value();
-  o.stdout_path = JoinPath(id.log_dir, "stdout");
-  o.stderr_path = JoinPath(id.log_dir, "stderr");
-  o.group = ProcessGroupMode::kNewGroup;
-  o.parent_death_signal = SIGKILL;
-  TONY_LOG(kInfo) << "starting: " << role->command;
+  TONY_LOG(kInfo) << "starting " << std::max(1, role->nproc_per_task)
+                  << " process(es): " << role->command;
   port->Release();  // as late as possible: the user process binds it next (TonY #366)
-  auto pid = Spawn(o);
-  if (!pid.ok()) {
-    report(127, pid.status().message());
-    return Fail(pid.status().message());
+  auto procs = StartUserProcesses(spec, *role, id, *cluster);
+  if (!procs.ok()) {
+    report(127, procs.status().message());
+    return Fail(procs.status().message());
   }
-  ChildResult result = Supervise(*pid, hb, spec.execution_timeout_ms);
-  TONY_LOG(kInfo) << "user process exited with code " << result.exit_code
+  ChildResult result = Supervise(*procs, hb, spec.execution_timeout_ms);
+  TONY_LOG(kInfo) << "user process(es) exited with code " << result.exit_code
                   << (result.why.empty() ? "" : " (" + result.why + ")");
   std::string diagnostics = result.why;
-  if (result.exit_code != 0) {
-    auto tail = TailLines(o.stderr_path, static_cast<size_t>(spec.error_message_max_depth));
+  if (result.failed_local_rank >= 0) {
+    const std::string& path = (*procs)[static_cast<size_t>(result.failed_local_rank)].stderr_path;
+    auto tail = TailLines(path, static_cast<size_t>(spec.error_message_max_depth));
     if (!tail.empty()) {
       if (!diagnostics.empty()) diagnostics += "\n";
-      diagnostics += "last lines of stderr (" + o.stderr_path + "):\n" + Join(tail, "\n");
+      diagnostics += "last lines of stderr (" + path + "):\n" + Join(tail, "\n");
     }
   }
   if (!hb.lost()) report(result.exit_code, diagnostics);
