@@ -6,26 +6,13 @@
 
 #include "runtime/peers.h"
 #include "runtime/runtime.h"
+#include "tests/unit/runtime_test_util.h"
 
 namespace tony::runtime {
 namespace {
 
-RoleSpec Role(const std::string& name, int instances, bool untracked = false) {
-  RoleSpec r;
-  r.name = name;
-  r.instances = instances;
-  r.untracked = untracked;
-  r.command = "true";
-  return r;
-}
-
-JobSpec Spec(const std::string& framework, std::vector<RoleSpec> roles, std::string chief) {
-  JobSpec s;
-  s.framework = framework;
-  s.roles = std::move(roles);
-  s.chief_role = std::move(chief);
-  return s;
-}
+using testing::Role;
+using testing::Spec;
 
 // The variables BuildTaskEnv adds on top of TonY's common ones.
 EnvMap FrameworkVariables(const JobSpec& spec, const Cluster& cluster, const std::string& role,

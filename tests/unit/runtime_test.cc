@@ -4,27 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/unit/runtime_test_util.h"
+
 namespace tony::runtime {
 namespace {
 
-RoleSpec Role(const std::string& name, int instances, bool untracked = false,
-              bool sidecar = false) {
-  RoleSpec r;
-  r.name = name;
-  r.instances = instances;
-  r.untracked = untracked;
-  r.sidecar = sidecar;
-  r.command = "true";
-  return r;
-}
-
-JobSpec Spec(const std::string& framework, std::vector<RoleSpec> roles, std::string chief) {
-  JobSpec s;
-  s.framework = framework;
-  s.roles = std::move(roles);
-  s.chief_role = std::move(chief);
-  return s;
-}
+using testing::Role;
+using testing::Spec;
 
 TEST(TensorFlowEnvTest, ChiefWorkersAndPsSeeTonyStyleTfConfig) {
   JobSpec spec =
