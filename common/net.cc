@@ -1,11 +1,14 @@
 #include "common/net.h"
 
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 namespace tony {
 
@@ -52,6 +55,31 @@ Result<ReservedPort> ReservedPort::Reserve(uint16_t port) {
   r.fd_ = fd;
   r.port_ = ntohs(addr.sin_port);
   return r;
+}
+
+bool WaitForTcpListener(const std::string& host, int port, int64_t timeout_ms) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  do {
+    addrinfo* res = nullptr;
+    if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res) == 0) {
+      for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
+        int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) continue;
+        bool ok = ::connect(fd, a->ai_addr, a->ai_addrlen) == 0;
+        ::close(fd);
+        if (ok) {
+          ::freeaddrinfo(res);
+          return true;
+        }
+      }
+      ::freeaddrinfo(res);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return false;
 }
 
 std::string AdvertisedHost() {

@@ -32,6 +32,9 @@ class ReservedPort {
   uint16_t port_ = 0;
 };
 
+// Waits until host:port accepts a TCP connection, up to `timeout_ms`; false if it never did.
+bool WaitForTcpListener(const std::string& host, int port, int64_t timeout_ms);
+
 // The name other tasks use to reach this host: $TONY_HOST if set (tests, multi-homed hosts), else
 // the NodeManager's $NM_HOST on YARN, else gethostname().
 std::string AdvertisedHost();

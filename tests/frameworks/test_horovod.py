@@ -1,7 +1,8 @@
 """Horovod, real: horovod 0.28.1 built from its sdist with PyTorch and gloo against Debian's
 python3-torch (scripts/setup-frameworks.sh). The workers get horovodrun's gloo variables from
-tony's horovod runtime; a `driver` task serves horovod's own rendezvous server (its HTTP key-value
-store, with horovod's own slot plan) on its reserved port. The workers all-reduce and train with
+tony's horovod runtime; the `driver` task tony adds to the job (as TonY does) serves horovod's own
+rendezvous server (its HTTP key-value store, with horovod's own slot plan) on its reserved port,
+from the script tony ships; the example's own src/ has no driver. The workers all-reduce and train with
 hvd.DistributedOptimizer. About 3 s per job on the dev machine."""
 import re
 
@@ -14,7 +15,7 @@ def test_two_workers_rendezvous_at_the_driver_all_reduce_and_train(tony):
     status = submit(tony, example("horovod"), "train.py", HOROVOD_PYTHON)
     assert status["final_status"] == "SUCCEEDED"
     driver = tony.task("driver", 0)
-    assert f"driver: rendezvous on port {driver['port']} for 127.0.0.1:2" in output(
+    assert f"tony horovod driver: rendezvous on port {driver['port']} for 127.0.0.1:2" in output(
         tony, "driver", 0)
     # The driver is untracked: tony stopped it once both workers succeeded.
     assert driver["state"] == "FINISHED" and "stopped" in driver["diagnostics"], driver

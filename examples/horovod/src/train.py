@@ -2,14 +2,13 @@
 
 tony's horovod runtime sets what horovodrun's gloo launcher would: HOROVOD_RANK/SIZE,
 HOROVOD_LOCAL_RANK/SIZE, HOROVOD_CROSS_RANK/SIZE, HOROVOD_HOSTNAME, HOROVOD_CONTROLLER=gloo and
-the rendezvous address of the `driver` task (rendezvous.py). hvd.init() reads them all.
+the rendezvous address of the `driver` task, which tony adds to every horovod job and which serves
+horovod's own rendezvous; tony starts the workers once it listens. hvd.init() reads them all.
 1. All-reduce: rank r contributes (r + 1) * [1, 2, 3, 4]; the sum must be 3 * [1, 2, 3, 4].
 2. Training: linear regression with hvd.DistributedOptimizer, each rank on its own data; the
    weights start from rank 0's (broadcast) and stay identical on every rank.
 """
 import os
-import socket
-import time
 
 import horovod.torch as hvd
 import torch
@@ -17,24 +16,7 @@ import torch
 TRUE_W = torch.tensor([[2.0, -3.0, 0.5, 1.0]])
 
 
-def wait_for_rendezvous(timeout_s=60):
-    """Horovod's rendezvous client gives up after 3 tries 0.5 s apart, and tony starts the driver
-    together with the workers: wait until the driver's server accepts connections."""
-    address = (os.environ["HOROVOD_GLOO_RENDEZVOUS_ADDR"],
-               int(os.environ["HOROVOD_GLOO_RENDEZVOUS_PORT"]))
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            socket.create_connection(address, timeout=1).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-
-
 def main():
-    wait_for_rendezvous()
     hvd.init()
     rank, size = hvd.rank(), hvd.size()
     name = f"rank {rank}/{size}"
