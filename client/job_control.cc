@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "common/process.h"
 #include "common/strings.h"
+#include "hadoop/hdfs/webhdfs.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
 
@@ -66,6 +67,44 @@ int ListJobs() {
     std::cout << Pad(id, 34) << Pad(state, 11) << message << "\n";
   }
   return 0;
+}
+
+// A task whose logs stayed where its engine ran it (YARN: the NodeManager's container log dir):
+// read over HTTP from the log URL the coordinator put in the job's status.
+int ShowRemoteLogs(const history::JobPaths& paths, const std::string& task, const std::string& role,
+                   int64_t index, int attempt, const std::string& stream) {
+  auto status = CurrentStatus(paths);
+  if (!status.ok())
+    return Error("no status for job " + paths.root + ": " + status.status().message());
+  const rpc::TaskStatus* found = nullptr;
+  for (const auto& t : status->tasks()) {
+    if (t.role() == role && t.index() == index && (attempt < 0 || t.attempt() == attempt))
+      found = &t;
+  }
+  if (found == nullptr) return Error("job " + status->job_id() + " has no task " + task);
+  if (found->log_url().empty()) {
+    return Error("task " + task + " of job " + status->job_id() + " has no logs yet");
+  }
+  std::vector<std::string> files;
+  if (stream == "stdout" || stream == "all") files.push_back("stdout");
+  if (stream == "stderr" || stream == "all") files.push_back("stderr");
+  if (stream == "executor" || stream == "all") files.push_back("executor.log");
+  if (files.empty())
+    return Error("--stream " + stream + ": expected stdout, stderr, executor or all");
+  int rc = 0;
+  for (const auto& f : files) {
+    auto content = hadoop::hdfs::HttpGet(found->log_url() + "/" + f);
+    if (files.size() > 1)
+      std::cout << "==> " << task << " attempt " << found->attempt() << " " << f << " <==\n";
+    if (content.ok()) {
+      std::cout << *content;
+    } else {
+      std::cerr << "tony: warning: " << content.status().message() << "\n";
+      rc = 1;
+    }
+    if (files.size() > 1) std::cout << "\n";
+  }
+  return rc;
 }
 
 }  // namespace
@@ -147,7 +186,11 @@ int ShowLogs(const std::string& id_or_path, const std::string& task, int attempt
   if (!index) return Error("--task " + task + ": expected role:index, e.g. worker:1");
   std::string role = task.substr(0, colon);
   std::string task_dir = paths.root + "/tasks/" + role + "-" + std::to_string(*index);
-  if (!IsDirectory(task_dir)) return Error("job " + id_or_path + " has no task " + task);
+  if (!IsDirectory(task_dir)) {
+    if (history::ReadJobStatus(paths).ok())
+      return ShowRemoteLogs(paths, task, role, *index, attempt, stream);
+    return Error("job " + id_or_path + " has no task " + task);
+  }
   if (attempt < 0) {
     for (int a = 0; IsDirectory(task_dir + "/attempt-" + std::to_string(a)); ++a) attempt = a;
   }

@@ -182,6 +182,8 @@ void Coordinator::Launch(const core::LaunchTask& launch) {
     asio::post(io_, [this, failed] { Dispatch(failed); });
     return;
   }
+  std::string log_url = engine_->ContainerLogUrl(launch.container_id);
+  if (!log_url.empty()) log_urls_[launch.container_id] = log_url;
   TONY_LOG(kInfo) << "launched " << launch.task.ToString() << " attempt " << launch.attempt
                   << " in " << launch.container_id << " (logs: " << ls.log_dir << ")";
 }
@@ -341,6 +343,9 @@ rpc::JobStatus Coordinator::Snapshot() const {
     ts->set_diagnostics(t.diagnostics);
     ts->set_container_id(t.container_id);
     ts->set_log_dir(paths_.TaskAttemptDir(t.id.role, t.id.index, t.attempt));
+    if (auto url = log_urls_.find(t.container_id); url != log_urls_.end()) {
+      ts->set_log_url(url->second);
+    }
     ts->set_tracked(t.tracked);
     ts->set_chief(t.is_chief);
   }

@@ -112,6 +112,7 @@ class Coordinator final : public engine::EngineListener {
   int64_t persisted_version_ = -1;
   std::map<std::string, std::string> last_states_;  // task -> state name, for events.jsonl
   std::map<std::string, ContainerTask> container_tasks_;
+  std::map<std::string, std::string> log_urls_;  // container -> engine's log URL, if any
   std::vector<SpecWaiter> spec_waiters_;
   std::vector<StatusWaiter> status_waiters_;
   bool finished_ = false;

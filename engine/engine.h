@@ -64,6 +64,9 @@ class Engine {
   virtual void Shutdown() = 0;
   // Extra environment for a container's executor (e.g. CUDA_VISIBLE_DEVICES on the local engine).
   virtual EnvMap ContainerEnv(const std::string& container_id) const = 0;
+  // Where a launched container's log files (stdout, stderr, executor.log) can be read over HTTP:
+  // a base URL to which "/<file>" is appended. Empty when they are in the LaunchSpec's log_dir.
+  virtual std::string ContainerLogUrl(const std::string& /*container_id*/) const { return ""; }
 };
 
 }  // namespace tony::engine

@@ -212,9 +212,16 @@ Status YarnEngine::Launch(const LaunchSpec& spec) {
   TONY_RETURN_IF_ERROR(nm_.StartContainer(c.proto, BuildLaunchContext(spec), *token));
   c.launched = true;
   TONY_LOG(kInfo) << "started " << spec.container_id << " (" << spec.role << ":" << spec.index
-                  << ") on " << c.proto.nodeid().host() << "; logs at http://"
-                  << c.proto.node_http_address() << "/node/containerlogs/" << spec.container_id;
+                  << ") on " << c.proto.nodeid().host() << ":" << c.proto.nodeid().port()
+                  << "; logs at " << ContainerLogUrl(spec.container_id);
   return Status::Ok();
+}
+
+std::string YarnEngine::ContainerLogUrl(const std::string& container_id) const {
+  auto it = containers_.find(container_id);
+  if (it == containers_.end() || it->second.proto.node_http_address().empty()) return "";
+  return "http://" + it->second.proto.node_http_address() + "/ws/v1/node/containerlogs/" +
+         container_id;
 }
 
 void YarnEngine::Stop(const std::string& container_id, int64_t /*grace_ms*/) {

@@ -62,6 +62,8 @@ class YarnEngine final : public Engine {
   void Release(const std::string& container_id) override;
   void Shutdown() override;
   EnvMap ContainerEnv(const std::string& /*container_id*/) const override { return {}; }
+  // The NodeManager's web service: http://<node http address>/ws/v1/node/containerlogs/<id>.
+  std::string ContainerLogUrl(const std::string& container_id) const override;
 
  private:
   struct Container {

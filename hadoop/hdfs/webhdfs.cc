@@ -125,6 +125,15 @@ std::string Escape(const std::string& path) {
 
 }  // namespace
 
+Result<std::string> HttpGet(const std::string& url) {
+  TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", url, nullptr, 0));
+  if (r.code != 200) {
+    return Unavailable("GET " + url + ": HTTP " + std::to_string(r.code) + ": " +
+                       r.body.substr(0, 300));
+  }
+  return std::move(r.body);
+}
+
 WebHdfs::WebHdfs(std::string http_address, std::string user)
     : http_address_(std::move(http_address)), user_(std::move(user)) {}
 

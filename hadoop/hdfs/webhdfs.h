@@ -21,6 +21,10 @@ struct FileStatus {
   std::string owner;
 };
 
+// A plain HTTP GET (e.g. a NodeManager's container log web service): the body on 200, else an
+// error with the status code and the start of the body.
+Result<std::string> HttpGet(const std::string& url);
+
 class WebHdfs {
  public:
   // `http_address`: "host:port" of the NameNode's HTTP server (dfs.namenode.http-address).
