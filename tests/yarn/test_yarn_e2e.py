@@ -4,9 +4,11 @@ its own, and the client exits with the job's result. The staging dir is gone aft
 module, so that the tier starts one minicluster."""
 import getpass
 import glob
+import json
 import os
 import re
 import urllib.error
+import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
 
@@ -64,6 +66,15 @@ def staging_exists(conf_dir, app_id):
         return False
 
 
+def rm_app(conf_dir, app_id):
+    """The RM's own view of the application (REST), independent of what tony reports."""
+    web = site_property(conf_dir, "yarn-site.xml", "yarn.resourcemanager.webapp.address")
+    req = urllib.request.Request(f"http://{web}/ws/v1/cluster/apps/{app_id}",
+                                 headers={"Accept": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.load(r)["app"]
+
+
 def test_two_workers_succeed_on_yarn(minicluster, tmp_path):
     tony = yarn_tony(tmp_path, minicluster)
     r = submit(tony, tmp_path)
@@ -85,6 +96,18 @@ def test_two_workers_succeed_on_yarn(minicluster, tmp_path):
     assert not staging_exists(minicluster, app_id)
     s = tony.run("status", app_id)
     assert s.returncode == 0 and "SUCCEEDED" in s.stdout
+    # The task logs stay on the NodeManagers; `tony logs` reads them over the NM web service.
+    for t in status["tasks"]:
+        assert t["log_url"].startswith("http://") and t["container_id"] in t["log_url"], t
+    logs = tony.run("logs", app_id, "--task", "worker:1")
+    assert logs.returncode == 0, logs.stdout + logs.stderr
+    assert "hello from worker:1 rank=1 world=2" in logs.stdout, logs.stdout + logs.stderr
+    assert "worker:0" not in logs.stdout, logs.stdout
+    every = tony.run("logs", app_id, "--task", "worker:0", "--stream", "all")
+    assert every.returncode == 0, every.stdout + every.stderr
+    for name in ("stdout", "stderr", "executor.log"):
+        assert f"==> worker:0 attempt 0 {name} <==" in every.stdout, every.stdout
+    assert "hello from worker:0" in every.stdout, every.stdout
 
 
 def test_failing_worker_fails_the_application_with_its_reason(minicluster, tmp_path):
@@ -97,6 +120,26 @@ def test_failing_worker_fails_the_application_with_its_reason(minicluster, tmp_p
     assert "worker:1" in r.stdout and "3" in r.stdout, out
     assert f"application {app_id} FINISHED" in r.stdout, out
     assert not staging_exists(minicluster, app_id)
+    # The RM knows why: the AM unregistered FAILED with the task's reason as diagnostics.
+    app = rm_app(minicluster, app_id)
+    assert app["finalStatus"] == "FAILED", app
+    assert "worker:1" in app["diagnostics"] and "3" in app["diagnostics"], app["diagnostics"]
+    # The failing task's stderr, from its NodeManager.
+    logs = tony.run("logs", app_id, "--task", "worker:1", "--stream", "stderr")
+    assert "worker 1 is about to fail" in logs.stdout, logs.stdout + logs.stderr
+
+
+def test_tasks_spread_over_both_node_managers(minicluster, tmp_path):
+    # Each NM offers 4096 MB (tests/minicluster); four 1536 MB workers cannot fit on one
+    # (at most two per NM), so the scheduler must use both NodeManagers.
+    tony = yarn_tony(tmp_path, minicluster)
+    r = submit(tony, tmp_path, **{"tony.worker.instances": "4", "tony.worker.memory": "1536m"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    app_id = app_id_from(r.stdout)
+    tasks = tony.status(app_id)["tasks"]
+    assert len(tasks) == 4 and all(t["state"] == "SUCCEEDED" for t in tasks), tasks
+    nodes = {urllib.parse.urlparse(t["log_url"]).netloc for t in tasks}
+    assert len(nodes) >= 2, tasks
 
 
 def test_more_memory_than_any_node_is_refused_before_submitting(minicluster, tmp_path):
