@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include "client/render.h"
@@ -136,6 +137,7 @@ rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto&
   bool kill_sent = false;
   int64_t next_report_ms = 0;
   pb::ApplicationReportProto report;
+  std::set<std::string> announced;  // containers whose log URL was printed
   while (true) {
     if (Interrupts() > 0 && !kill_sent) {
       std::cerr << "tony: interrupted; stopping " << app_id << " (Ctrl-C again to force)\n";
@@ -162,6 +164,11 @@ rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto&
         last = *status;
         version = last.version();
         (void)history::WriteJobStatus(paths, last);
+        for (const auto& t : last.tasks()) {
+          if (t.log_url().empty() || !announced.insert(t.container_id()).second) continue;
+          std::cout << "tony: " << t.role() << ":" << t.index() << " in " << t.container_id()
+                    << ", logs " << t.log_url() << "\n";
+        }
         printer.Show(last);
         if (IsFinished(last)) return last;
         continue;

@@ -99,6 +99,8 @@ def test_two_workers_succeed_on_yarn(minicluster, tmp_path):
     # The task logs stay on the NodeManagers; `tony logs` reads them over the NM web service.
     for t in status["tasks"]:
         assert t["log_url"].startswith("http://") and t["container_id"] in t["log_url"], t
+        line = f"tony: {t['role']}:{t['index']} in {t['container_id']}, logs {t['log_url']}"
+        assert line in r.stdout, r.stdout
     logs = tony.run("logs", app_id, "--task", "worker:1")
     assert logs.returncode == 0, logs.stdout + logs.stderr
     assert "hello from worker:1 rank=1 world=2" in logs.stdout, logs.stdout + logs.stderr
