@@ -21,9 +21,11 @@ Peers (the framework's own launcher, or what it does, started by hand):
   jax        2 processes with JAX_COORDINATOR_ADDRESS=127.0.0.1:<free port>, JAX_NUM_PROCESSES,
              JAX_PROCESS_ID
   horovod    horovodrun --gloo -np 2 -H localhost:2 (horovod 0.28.1's own launcher)
+  mxnet      (--frameworks ...,mxnet) scheduler, server and 2 workers by hand with the DMLC_*
+             variables (what dmlc-tracker's local launcher does; it is not in the wheel)
 Both sides get the example's tony.execution.envs (e.g. OMP_NUM_THREADS=1, JAX_PLATFORMS=cpu).
 Runs alternate (tony first on even repetitions); one untimed peer run per framework first warms
-the page cache. mxnet is not measured (see README.md).
+the page cache.
 
 usage: /usr/bin/python3 bench/frameworks_first_step.py [--tony PATH] [--reps 3]
                                                        [--frameworks pytorch,tensorflow,jax,horovod]
@@ -50,6 +52,8 @@ FRAMEWORKS = {
     "tensorflow": {"example": "tensorflow-mwms", "python": "/opt/tony-tf/bin/python",
                    "probe": "probe_tf.py", "params": ["--data-dir", TF_DATA]},
     "jax": {"example": "jax", "python": "/opt/tony-jax/bin/python", "probe": "probe_jax.py"},
+    "mxnet": {"example": "mxnet", "python": "/opt/tony-mxnet/bin/python",
+              "probe": "probe_mxnet.py"},
     "horovod": {"example": "horovod", "python": "/opt/tony-hvd/bin/python",
                 "probe": "probe_hvd.py"},
 }
@@ -128,6 +132,12 @@ def peer_procs(fw, stamps):
         addr = f"127.0.0.1:{bu.free_port()}"
         return [(argv, dict(base, JAX_COORDINATOR_ADDRESS=addr, JAX_NUM_PROCESSES="2",
                             JAX_PROCESS_ID=str(i))) for i in range(2)]
+    if fw == "mxnet":
+        port = str(bu.free_port())
+        common = dict(base, DMLC_PS_ROOT_URI="127.0.0.1", DMLC_PS_ROOT_PORT=port,
+                      DMLC_NUM_SERVER="1", DMLC_NUM_WORKER="2", DMLC_LOCAL="0")
+        return [(argv, dict(common, DMLC_ROLE=role))
+                for role in ("scheduler", "server", "worker", "worker")]
     if fw == "horovod":
         bindir = os.path.dirname(c["python"])
         env = dict(base, PATH=bindir + os.pathsep + base.get("PATH", ""))
@@ -140,7 +150,8 @@ def peer_description(fw):
     procs = peer_procs(fw, "<stamps>")
     keys = ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
             "GROUP_RANK", "TF_CONFIG", "JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES",
-            "JAX_PROCESS_ID", *execution_envs(fw))
+            "JAX_PROCESS_ID", "DMLC_ROLE", "DMLC_PS_ROOT_URI", "DMLC_PS_ROOT_PORT",
+            "DMLC_NUM_SERVER", "DMLC_NUM_WORKER", "DMLC_LOCAL", *execution_envs(fw))
     argv, env = procs[0]
     shown = " ".join(f"{k}={env[k]}" for k in keys if k in env)
     return f"{len(procs)}x (own session, cwd bench/probes) {shown} {' '.join(argv)}"
