@@ -19,7 +19,8 @@ namespace {
 
 constexpr int64_t kTickMs = 100;
 constexpr int kMaxWaitMs = 30'000;
-constexpr int64_t kStopGraceMs = 5'000;  // SIGTERM -> SIGKILL for one container
+// SIGTERM -> SIGKILL for one container; the job's own stop grace is core::kStopGraceMs.
+constexpr int64_t kContainerKillGraceMs = 5'000;
 
 core::TaskId FromRef(const rpc::TaskRef& ref) { return core::TaskId{ref.role(), ref.index()}; }
 
@@ -125,7 +126,7 @@ void Coordinator::Execute(const core::Command& command) {
     Launch(*c);
   } else if (const auto* c = std::get_if<core::StopTask>(&command)) {
     TONY_LOG(kInfo) << "stopping " << c->task.ToString() << ": " << c->reason;
-    engine_->Stop(c->container_id, kStopGraceMs);
+    engine_->Stop(c->container_id, kContainerKillGraceMs);
   } else if (const auto* c = std::get_if<core::ReleaseContainer>(&command)) {
     engine_->Release(c->container_id);
   } else if (std::holds_alternative<core::SpecPublished>(command)) {
@@ -221,13 +222,8 @@ void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
   TONY_LOG(kInfo) << id.ToString() << " registered at " << req.host() << ":" << req.port();
   // Logged here, not from the state diff: the last registration of a gang moves its task
   // straight on to RUNNING in the same event.
-  nlohmann::json e = {{"time_ms", SystemClock().WallMs()},
-                      {"task", id.ToString()},
-                      {"attempt", req.task().attempt()},
-                      {"state", "REGISTERED"},
-                      {"address", req.host() + ":" + std::to_string(req.port())}};
-  (void)history::AppendEvent(paths_, e.dump());
-  last_states_[id.ToString() + "#" + std::to_string(req.task().attempt())] = "REGISTERED";
+  RecordTaskState(id, req.task().attempt(), "REGISTERED",
+                  {{"address", req.host() + ":" + std::to_string(req.port())}});
   Dispatch(core::TaskRegistered{id, req.task().attempt(), req.host(), req.port()});
   reactor->Finish(grpc::Status::OK);
 }
@@ -352,21 +348,31 @@ rpc::JobStatus Coordinator::Snapshot() const {
   return s;
 }
 
+std::string Coordinator::StateKey(const core::TaskId& id, int attempt) {
+  return id.ToString() + "#" + std::to_string(attempt);
+}
+
+void Coordinator::RecordTaskState(const core::TaskId& id, int attempt, const std::string& state,
+                                  const nlohmann::json& extra) {
+  nlohmann::json e = {{"time_ms", SystemClock().WallMs()},
+                      {"task", id.ToString()},
+                      {"attempt", attempt},
+                      {"state", state}};
+  e.update(extra);
+  (void)history::AppendEvent(paths_, e.dump());
+  last_states_[StateKey(id, attempt)] = state;
+}
+
 void Coordinator::PersistChanges() {
   if (machine_.version() == persisted_version_) return;
   persisted_version_ = machine_.version();
   for (const auto& t : machine_.tasks()) {
-    std::string key = t.id.ToString() + "#" + std::to_string(t.attempt);
     std::string state = core::TaskStateName(t.state);
-    auto [it, inserted] = last_states_.emplace(key, state);
-    if (!inserted && it->second == state) continue;
-    it->second = state;
-    nlohmann::json e = {{"time_ms", SystemClock().WallMs()},
-                        {"task", t.id.ToString()},
-                        {"attempt", t.attempt},
-                        {"state", state}};
-    if (t.exit_code) e["exit_code"] = *t.exit_code;
-    (void)history::AppendEvent(paths_, e.dump());
+    auto it = last_states_.find(StateKey(t.id, t.attempt));
+    if (it != last_states_.end() && it->second == state) continue;
+    nlohmann::json extra = nlohmann::json::object();
+    if (t.exit_code) extra["exit_code"] = *t.exit_code;
+    RecordTaskState(t.id, t.attempt, state, extra);
   }
   Status s = history::WriteJobStatus(paths_, Snapshot());
   if (!s.ok()) TONY_LOG(kWarning) << "writing status: " << s.ToString();

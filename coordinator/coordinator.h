@@ -12,6 +12,7 @@
 #include <asio.hpp>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -93,6 +94,10 @@ class Coordinator final : public engine::EngineListener {
   void AnswerStatusWaiters(bool expire_only);
   rpc::JobStatus Snapshot() const;
   void PersistChanges();
+  // Appends a task's state change to events.jsonl (with `extra` fields) and remembers it.
+  void RecordTaskState(const core::TaskId& id, int attempt, const std::string& state,
+                       const nlohmann::json& extra);
+  static std::string StateKey(const core::TaskId& id, int attempt);
   void Finish(const core::FinishJob& finish);
   void ShutdownServer();
   void DrainWhileStopping();
@@ -110,7 +115,7 @@ class Coordinator final : public engine::EngineListener {
   int64_t start_wall_ms_ = 0;
   int64_t end_wall_ms_ = 0;
   int64_t persisted_version_ = -1;
-  std::map<std::string, std::string> last_states_;  // task -> state name, for events.jsonl
+  std::map<std::string, std::string> last_states_;  // StateKey -> last state in events.jsonl
   std::map<std::string, ContainerTask> container_tasks_;
   std::map<std::string, std::string> log_urls_;  // container -> engine's log URL, if any
   std::vector<SpecWaiter> spec_waiters_;
