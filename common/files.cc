@@ -95,13 +95,6 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 std::vector<std::string> TailLines(const std::string& path, size_t n) {
   std::ifstream in(path);
   std::deque<std::string> lines;

@@ -18,7 +18,6 @@ bool IsDirectory(const std::string& path);
 Result<std::string> AbsolutePath(const std::string& path);
 std::string JoinPath(const std::string& a, const std::string& b);
 std::string BaseName(const std::string& path);
-std::string DirName(const std::string& path);
 // The last `n` lines of a text file (fewer if it is shorter); empty when unreadable.
 std::vector<std::string> TailLines(const std::string& path, size_t n);
 // Creates a fresh directory "<parent>/<prefix>XXXXXX".

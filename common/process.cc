@@ -202,10 +202,6 @@ std::vector<pid_t> ProcessesInSession(pid_t sid) {
   return ScanProcesses([sid](const ProcStat& st) { return st.session == sid; });
 }
 
-std::vector<pid_t> ProcessesInGroup(pid_t pgid) {
-  return ScanProcesses([pgid](const ProcStat& st) { return st.pgrp == pgid; });
-}
-
 void KillSession(pid_t sid) {
   if (sid <= 1) return;
   for (int round = 0; round < 50; ++round) {

@@ -49,8 +49,6 @@ bool ProcessAlive(pid_t pid);
 void SignalGroup(pid_t pgid, int sig);
 // Every live process whose session id is `sid` (read from /proc/<pid>/stat).
 std::vector<pid_t> ProcessesInSession(pid_t sid);
-// Every live process whose process group is `pgid`.
-std::vector<pid_t> ProcessesInGroup(pid_t pgid);
 // SIGKILLs every process of session `sid` (repeats until none is left, at most ~1 s).
 void KillSession(pid_t sid);
 // The command line of a live process, NUL separators replaced by spaces; empty if gone.

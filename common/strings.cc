@@ -63,14 +63,6 @@ std::optional<int64_t> ParseInt64(std::string_view s) {
   return v;
 }
 
-std::optional<double> ParseDouble(std::string_view s) {
-  s = Trim(s);
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
-
 std::optional<bool> ParseBool(std::string_view s) {
   std::string l = ToLower(Trim(s));
   if (l == "true") return true;

@@ -18,7 +18,6 @@ bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
 
 std::optional<int64_t> ParseInt64(std::string_view s);
-std::optional<double> ParseDouble(std::string_view s);
 // "true"/"false", case-insensitive, as Hadoop's Configuration.getBoolean accepts.
 std::optional<bool> ParseBool(std::string_view s);
 
