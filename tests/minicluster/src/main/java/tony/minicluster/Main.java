@@ -1,14 +1,22 @@
 // Test harness only: starts a MiniDFSCluster and a MiniYARNCluster in one JVM, writes the site
 // files clients need, prints one ready line and runs until its stdin closes (HADOOP-IPC.md §7).
 //
-// Usage: java ... tony.minicluster.Main <confdir> [num_nodemanagers]
+// Usage: java ... tony.minicluster.Main <confdir> [num_nodemanagers] [--ha] [key=value ...]
+// --ha: two ResourceManagers (Ha.java) and an HDFS HA nameservice whose first NameNode is dead.
+// Each key=value is set in the clusters' configuration after the defaults below, and key= unsets
+// one (a test that needs different settings, e.g. a short AMRMToken rolling interval or no GPUs,
+// starts a minicluster of its own).
 // Prints "MINICLUSTER READY <confdir>" on stdout once every NodeManager has registered.
 package tony.minicluster;
 
+import java.io.BufferedReader;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
@@ -16,9 +24,12 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.resourcemanager.ClusterMetrics;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 
 public final class Main {
   private static final long STOP_GRACE_MS = 20_000;
+  // GPUs each NodeManager advertises: a countable resource only (no GPU plugin, no isolation).
+  private static final int GPUS_PER_NODE = 2;
 
   private Main() {}
 
@@ -35,11 +46,26 @@ public final class Main {
 
   private static void run(String[] args) throws Exception {
     if (args.length < 1) {
-      System.err.println("usage: Main <confdir> [num_nodemanagers]");
+      System.err.println("usage: Main <confdir> [num_nodemanagers] [key=value ...]");
       System.exit(2);
     }
     File confDir = new File(args[0]).getAbsoluteFile();
-    int numNodeManagers = args.length > 1 ? Integer.parseInt(args[1]) : 2;
+    int numNodeManagers = 2;
+    boolean ha = false;
+    Map<String, String> overrides = new LinkedHashMap<>();
+    for (int i = 1; i < args.length; i++) {
+      int eq = args[i].indexOf('=');
+      if (eq > 0) {
+        overrides.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+      } else if (args[i].equals("--ha")) {
+        ha = true;
+      } else if (args[i].matches("\\d+")) {
+        numNodeManagers = Integer.parseInt(args[i]);
+      } else {
+        throw new IllegalArgumentException("unknown argument " + args[i]
+            + "; expected a number of NodeManagers or key=value");
+      }
+    }
     File dataDir = new File(confDir, "data");
     if (!dataDir.mkdirs() && !dataDir.isDirectory()) {
       throw new IOException("cannot create " + dataDir);
@@ -51,21 +77,45 @@ public final class Main {
     long startMs = System.currentTimeMillis();
     Configuration conf = new YarnConfiguration(new HdfsConfiguration());
     configure(conf);
+    overrides.forEach((key, value) -> {
+      if (value.isEmpty()) {
+        conf.unset(key);
+      } else {
+        conf.set(key, value);
+      }
+    });
+    // The RM and the NMs share the JVM-wide resource type table, which reads yarn.resource-types
+    // from a fresh configuration unless given this one.
+    ResourceUtils.resetResourceTypes(conf);
+
+    if (ha) {
+      Ha.configureResourceManagers(conf, dataDir);
+    }
 
     MiniDFSCluster dfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
     dfs.waitActive();
+    if (ha) {
+      Ha.addNameservice(conf, dfs);
+    }
 
-    MiniYARNCluster yarn = new MiniYARNCluster("tony", numNodeManagers, 1, 1);
+    MiniYARNCluster yarn = new MiniYARNCluster("tony", ha ? 2 : 1, numNodeManagers, 1, 1);
     yarn.init(conf);
     yarn.start();
-    waitForRealAddress(yarn.getConfig(), YarnConfiguration.RM_ADDRESS);
-    waitForRealAddress(yarn.getConfig(), YarnConfiguration.RM_SCHEDULER_ADDRESS);
+    if (ha) {
+      Ha.ensureActive(yarn);
+    } else {
+      waitForRealAddress(yarn.getConfig(), YarnConfiguration.RM_ADDRESS);
+      waitForRealAddress(yarn.getConfig(), YarnConfiguration.RM_SCHEDULER_ADDRESS);
+    }
     if (!yarn.waitForNodeManagersToConnect(30_000)) {
       throw new IOException("NodeManagers did not register within 30 s");
     }
     waitForActiveNodeManagers(numNodeManagers);
 
     Configuration dfsConf = dfs.getConfiguration(0);
+    if (ha) {
+      dfsConf = Ha.withNameservice(dfsConf, conf);
+    }
     Configuration yarnConf = yarn.getConfig();
     writeSite(new File(confDir, "core-site.xml"), dfsConf, "fs.", "hadoop.", "io.", "ipc.");
     writeSite(new File(confDir, "hdfs-site.xml"), dfsConf, "dfs.");
@@ -79,8 +129,15 @@ public final class Main {
     System.out.println("MINICLUSTER READY " + confDir.getPath());
     System.out.flush();
 
-    while (System.in.read() != -1) {
-      // Runs until the parent closes our stdin.
+    // Runs until the parent closes our stdin; with --ha a line "failover" makes the active RM the
+    // standby and the other one active, then prints "MINICLUSTER FAILED OVER <new active id>".
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    for (String line = in.readLine(); line != null; line = in.readLine()) {
+      if (ha && line.trim().equals("failover")) {
+        String active = Ha.failover(yarn);
+        System.out.println("MINICLUSTER FAILED OVER " + active);
+        System.out.flush();
+      }
     }
     stop(yarn, dfs);
   }
@@ -101,8 +158,14 @@ public final class Main {
     conf.setFloat(
         "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", 99.0f);
     conf.setInt("yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb", 0);
+    // GPUs count only with the DominantResourceCalculator (the default one looks at memory).
     conf.set("yarn.scheduler.capacity.resource-calculator",
         "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator");
+    conf.set("yarn.resource-types", "yarn.io/gpu");
+    conf.setInt("yarn.nodemanager.resource-type.yarn.io/gpu", GPUS_PER_NODE);
+    // The RM reports the configured maximum allocation (unbounded for GPUs) until this wait has
+    // passed since it started, and the largest node's resources after: at once, here.
+    conf.setLong("yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms", 0);
     conf.setInt("dfs.replication", 1);
     conf.setBoolean("dfs.permissions.enabled", false);
   }
