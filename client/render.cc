@@ -3,38 +3,75 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <utility>
 #include <vector>
 
 namespace tony::client {
 
+namespace {
+
+// A table column; an optional one is left out when all its cells are empty, and an empty cell
+// of a shown column reads "-".
+struct Column {
+  explicit Column(std::string h, bool opt = false) : header(std::move(h)), optional(opt) {}
+  std::string header;
+  bool optional;
+  std::vector<std::string> cells;
+  bool Shown() const {
+    return !optional ||
+           std::any_of(cells.begin(), cells.end(), [](const auto& c) { return !c.empty(); });
+  }
+};
+
+std::string Layout(const std::vector<Column>& all) {
+  std::vector<const Column*> columns;
+  for (const auto& c : all) {
+    if (c.Shown()) columns.push_back(&c);
+  }
+  size_t rows = columns[0]->cells.size();
+  std::vector<size_t> widths;
+  for (const auto* c : columns) {
+    size_t w = c->header.size();
+    for (const auto& cell : c->cells) w = std::max(w, cell.size());
+    widths.push_back(w);
+  }
+  std::string out;
+  for (size_t r = 0; r <= rows; ++r) {
+    std::string line;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const std::string& cell = r == 0 ? columns[i]->header : columns[i]->cells[r - 1];
+      std::string text = cell.empty() ? "-" : cell;
+      line += text;
+      if (i + 1 < columns.size()) line += std::string(widths[i] - text.size() + 2, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string RenderTaskTable(const rpc::JobStatus& status) {
-  std::vector<std::vector<std::string>> rows;
-  rows.push_back({"ROLE", "INDEX", "STATE", "HOST:PORT", "EXIT", "LOG"});
   std::vector<const rpc::TaskStatus*> tasks;
   for (const auto& t : status.tasks()) tasks.push_back(&t);
   std::stable_sort(tasks.begin(), tasks.end(), [](const auto* a, const auto* b) {
     return std::make_pair(a->role(), a->index()) < std::make_pair(b->role(), b->index());
   });
+  // NODE and LOG URL show on engines with cluster nodes (YARN); the LOG dir only for tasks
+  // without a URL, as on YARN it is a path inside the AM's container.
+  std::vector<Column> columns = {Column("ROLE"),          Column("INDEX"),     Column("STATE"),
+                                 Column("NODE", true),    Column("HOST:PORT"), Column("EXIT"),
+                                 Column("LOG URL", true), Column("LOG", true)};
   for (const auto* t : tasks) {
-    std::string address = t->port() == 0 ? "-" : t->host() + ":" + std::to_string(t->port());
-    std::string exit = t->has_exit_code() ? std::to_string(t->exit_code()) : "-";
-    rows.push_back(
-        {t->role(), std::to_string(t->index()), t->state(), address, exit, t->log_dir()});
+    std::string address = t->port() == 0 ? "" : t->host() + ":" + std::to_string(t->port());
+    std::vector<std::string> row = {
+        t->role(),    std::to_string(t->index()),
+        t->state(),   t->node(),
+        address,      t->has_exit_code() ? std::to_string(t->exit_code()) : "",
+        t->log_url(), t->log_url().empty() ? t->log_dir() : ""};
+    for (size_t i = 0; i < row.size(); ++i) columns[i].cells.push_back(std::move(row[i]));
   }
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& r : rows) {
-    for (size_t i = 0; i < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
-  }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size()) line += std::string(widths[i] - r[i].size() + 2, ' ');
-    }
-    out += line + "\n";
-  }
-  return out;
+  return Layout(columns);
 }
 
 bool IsFinished(const rpc::JobStatus& status) { return status.phase() == "FINISHED"; }

@@ -185,6 +185,8 @@ void Coordinator::Launch(const core::LaunchTask& launch) {
   }
   std::string log_url = engine_->ContainerLogUrl(launch.container_id);
   if (!log_url.empty()) log_urls_[launch.container_id] = log_url;
+  std::string node = engine_->ContainerNode(launch.container_id);
+  if (!node.empty()) nodes_[launch.container_id] = node;
   TONY_LOG(kInfo) << "launched " << launch.task.ToString() << " attempt " << launch.attempt
                   << " in " << launch.container_id << " (logs: " << ls.log_dir << ")";
 }
@@ -342,6 +344,7 @@ rpc::JobStatus Coordinator::Snapshot() const {
     if (auto url = log_urls_.find(t.container_id); url != log_urls_.end()) {
       ts->set_log_url(url->second);
     }
+    if (auto node = nodes_.find(t.container_id); node != nodes_.end()) ts->set_node(node->second);
     ts->set_tracked(t.tracked);
     ts->set_chief(t.is_chief);
   }

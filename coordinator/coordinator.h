@@ -118,6 +118,7 @@ class Coordinator final : public engine::EngineListener {
   std::map<std::string, std::string> last_states_;  // StateKey -> last state in events.jsonl
   std::map<std::string, ContainerTask> container_tasks_;
   std::map<std::string, std::string> log_urls_;  // container -> engine's log URL, if any
+  std::map<std::string, std::string> nodes_;     // container -> engine's node name, if any
   std::vector<SpecWaiter> spec_waiters_;
   std::vector<StatusWaiter> status_waiters_;
   bool finished_ = false;

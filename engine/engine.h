@@ -67,6 +67,9 @@ class Engine {
   // Where a launched container's log files (stdout, stderr, executor.log) can be read over HTTP:
   // a base URL to which "/<file>" is appended. Empty when they are in the LaunchSpec's log_dir.
   virtual std::string ContainerLogUrl(const std::string& /*container_id*/) const { return ""; }
+  // The cluster node a container runs on, as the cluster names it (YARN: the NodeManager's
+  // NodeId, host:port). Empty when the engine has no nodes of its own (the local engine).
+  virtual std::string ContainerNode(const std::string& /*container_id*/) const { return ""; }
 };
 
 }  // namespace tony::engine

@@ -1,0 +1,106 @@
+// Unit tests of client/render: the task table `tony status` and `tony submit` print.
+#include "client/render.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tony::client {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+rpc::TaskStatus* AddTask(rpc::JobStatus* status, const std::string& role, int index,
+                         const std::string& state) {
+  rpc::TaskStatus* t = status->add_tasks();
+  t->set_role(role);
+  t->set_index(index);
+  t->set_state(state);
+  return t;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The words of a line (cells hold no spaces in these tests).
+std::vector<std::string> Words(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+TEST(RenderTaskTableTest, LocalEngineShowsTheLogDirAndNoClusterColumns) {
+  rpc::JobStatus status;
+  rpc::TaskStatus* w1 = AddTask(&status, "worker", 1, "RUNNING");
+  w1->set_host("127.0.0.1");
+  w1->set_port(4001);
+  w1->set_log_dir("/jobs/j/tasks/worker-1/attempt-0");
+  rpc::TaskStatus* w0 = AddTask(&status, "worker", 0, "SUCCEEDED");
+  w0->set_host("127.0.0.1");
+  w0->set_port(4000);
+  w0->set_has_exit_code(true);
+  w0->set_exit_code(0);
+  w0->set_log_dir("/jobs/j/tasks/worker-0/attempt-0");
+
+  auto lines = Lines(RenderTaskTable(status));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(Words(lines[0]), ElementsAre("ROLE", "INDEX", "STATE", "HOST:PORT", "EXIT", "LOG"));
+  EXPECT_THAT(Words(lines[1]), ElementsAre("worker", "0", "SUCCEEDED", "127.0.0.1:4000", "0",
+                                           "/jobs/j/tasks/worker-0/attempt-0"));
+  EXPECT_THAT(Words(lines[2]), ElementsAre("worker", "1", "RUNNING", "127.0.0.1:4001", "-",
+                                           "/jobs/j/tasks/worker-1/attempt-0"));
+}
+
+TEST(RenderTaskTableTest, YarnShowsNodeAndLogUrlInsteadOfTheAmSideLogDir) {
+  rpc::JobStatus status;
+  for (int i = 0; i < 2; ++i) {
+    rpc::TaskStatus* t = AddTask(&status, "worker", i, "RUNNING");
+    t->set_host("nm-host");
+    t->set_port(5000 + i);
+    t->set_node("nm-host:4545" + std::to_string(i));
+    t->set_log_url("http://nm-host:8042/ws/v1/node/containerlogs/container_1_0001_01_00000" +
+                   std::to_string(i + 2));
+    t->set_log_dir("./tasks/worker-" + std::to_string(i) + "/attempt-0");
+  }
+  auto lines = Lines(RenderTaskTable(status));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(Words(lines[0]),
+              ElementsAre("ROLE", "INDEX", "STATE", "NODE", "HOST:PORT", "EXIT", "LOG", "URL"));
+  EXPECT_THAT(
+      Words(lines[1]),
+      ElementsAre("worker", "0", "RUNNING", "nm-host:45450", "nm-host:5000", "-",
+                  "http://nm-host:8042/ws/v1/node/containerlogs/container_1_0001_01_000002"));
+  EXPECT_THAT(RenderTaskTable(status), Not(HasSubstr("./tasks/")));
+}
+
+TEST(RenderTaskTableTest, ColumnsLineUp) {
+  rpc::JobStatus status;
+  AddTask(&status, "ps", 0, "RUNNING")->set_node("a:1");
+  AddTask(&status, "worker", 12, "NEW");
+  auto lines = Lines(RenderTaskTable(status));
+  ASSERT_EQ(lines.size(), 3u);
+  size_t state = lines[0].find("STATE");
+  size_t node = lines[0].find("NODE");
+  EXPECT_EQ(lines[1].find("RUNNING"), state);
+  EXPECT_EQ(lines[2].find("NEW"), state);
+  EXPECT_EQ(lines[1].find("a:1"), node);
+  EXPECT_EQ(lines[2].find("-", node), node);  // the task without a node yet
+}
+
+TEST(RenderTaskTableTest, NoTasksIsTheHeaderAlone) {
+  rpc::JobStatus status;
+  EXPECT_THAT(Lines(RenderTaskTable(status)), ElementsAre("ROLE  INDEX  STATE  HOST:PORT  EXIT"));
+}
+
+}  // namespace
+}  // namespace tony::client
