@@ -30,6 +30,15 @@ void RpcClient::SetToken(security::Token token) {
   options_.token = std::move(token);
 }
 
+void RpcClient::CloseConnection() {
+  std::shared_ptr<Connection> open;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    open.swap(connection_);
+  }
+  if (open) open->Close();
+}
+
 Result<std::shared_ptr<Connection>> RpcClient::GetConnection() {
   std::lock_guard<std::mutex> lock(mu_);
   if (connection_ && connection_->healthy()) return connection_;

@@ -47,6 +47,10 @@ class RpcClient {
   // the open connection stays authenticated.
   void SetToken(security::Token token);
 
+  // Closes the open connection (calls in flight on it fail with kCancelled), so that the next
+  // call connects, and authenticates, anew: with the token of the last SetToken.
+  void CloseConnection();
+
  private:
   std::mutex mu_;
   ConnectionOptions options_;  // guarded by mu_
