@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "containermanagement_protocol.pb.h"
+#include "yarn_security_token.pb.h"
 
 namespace tony::hadoop::yarn {
 namespace {
@@ -32,6 +33,12 @@ Status FirstFailure(const google::protobuf::RepeatedPtrField<pb::ContainerExcept
   const auto& e = f.Get(0).exception();
   return Internal(what + " " + ContainerIdString(f.Get(0).container_id()) +
                   " failed: " + e.class_name() + ": " + e.message());
+}
+
+// The RM master key an AMRMToken was made with (AMRMTokenIdentifierProto.keyId); -1 if unknown.
+int AmRmKeyId(const security::Token& token) {
+  pb::AMRMTokenIdentifierProto id;
+  return id.ParseFromString(token.identifier) ? id.keyid() : -1;
 }
 
 }  // namespace
@@ -198,8 +205,15 @@ Result<pb::AllocateResponseProto> AmRmClient::Allocate(float progress) {
   response_id_ = r.response_id();
   for (const auto& t : r.nm_tokens()) nm_tokens_[NodeAddress(t.nodeid())] = FromProto(t.token());
   if (r.has_am_rm_token()) {
-    TONY_LOG(kInfo) << "the ResourceManager rolled the AMRMToken";
-    rpc_.SetToken(FromProto(r.am_rm_token()));
+    // §4.4: the RM keeps sending the token of its next master key while the caller's connection
+    // is authenticated with an older one, and forgets the old key when it activates the next.
+    // Reconnecting now authenticates with the new token at once: the RM stops sending it, and a
+    // token we could not use fails this heartbeat, not a reconnect long after.
+    security::Token token = FromProto(r.am_rm_token());
+    TONY_LOG(kInfo) << "the ResourceManager rolled the AMRMToken to master key " << AmRmKeyId(token)
+                    << "; reconnecting to the scheduler with it";
+    rpc_.SetToken(std::move(token));
+    rpc_.CloseConnection();
   }
   return r;
 }

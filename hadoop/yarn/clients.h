@@ -95,8 +95,9 @@ class AmRmClient {
   int Outstanding() const;
 
   // One heartbeat (§4.4): sends the changed asks and releases with the last response id, keeps
-  // the next id, caches NMTokens by "host:port" and rolls the AMRMToken. A failed call keeps the
-  // changes for the next heartbeat (same response id: the RM answers a repeat from its cache).
+  // the next id, caches NMTokens by "host:port" and rolls the AMRMToken (reconnecting with the
+  // new one). A failed call keeps the changes for the next heartbeat (same response id: the RM
+  // answers a repeat from its cache).
   Result<pb::AllocateResponseProto> Allocate(float progress);
 
   // Unregisters, repeating while the RM answers isUnregistered=false (§4.4).
