@@ -96,21 +96,35 @@ Result<engine::YarnResource> Upload(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
       name, {"hdfs", c.nn_host, c.nn_port, remote, st.length, st.modification_time}};
 }
 
+// One container's ask against the largest container the RM grants (GetNewApplicationResponse's
+// maximumCapability, §4.3, which carries yarn.io/gpu only when the cluster declares that type).
+// `prefix` is the config key prefix of the ask, e.g. "tony.worker".
+Status CheckFits(const std::string& prefix, const std::string& who, const yarn::Resource& want,
+                 const yarn::Resource& max) {
+  std::string key;
+  if (want.memory_mb > max.memory_mb) key = prefix + ".memory";
+  if (key.empty() && want.vcores > max.vcores) key = prefix + ".vcores";
+  if (key.empty() && want.gpus > max.gpus) key = prefix + ".gpus";
+  if (key.empty()) return Status::Ok();
+  std::string asks = key + ": " + who + " asks for " + yarn::ToString(want);
+  if (key == prefix + ".gpus" && max.gpus == 0) {
+    return ResourceExhausted(asks +
+                             " but this cluster has no GPUs: the ResourceManager offers no " +
+                             std::string(yarn::kGpuResource) +
+                             " (it needs yarn.resource-types=yarn.io/gpu and NodeManagers with "
+                             "GPUs); largest container " +
+                             yarn::ToString(max));
+  }
+  return ResourceExhausted(asks + " but the largest container this cluster grants is " +
+                           yarn::ToString(max));
+}
+
 Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
-  auto check = [&](const std::string& what, const yarn::Resource& want) -> Status {
-    if (want.memory_mb > max.memory_mb || want.vcores > max.vcores) {
-      return ResourceExhausted(what + " asks for " + yarn::ToString(want) +
-                               " but the largest container this cluster grants is " +
-                               yarn::ToString(max));
-    }
-    return Status::Ok();
-  };
-  TONY_RETURN_IF_ERROR(check("the coordinator (tony.am.memory, tony.am.vcores)",
-                             {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}));
+  TONY_RETURN_IF_ERROR(CheckFits("tony.am", "the coordinator",
+                                 {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}, max));
   for (const auto& r : spec.roles) {
-    TONY_RETURN_IF_ERROR(
-        check("each " + r.name + " task (tony." + r.name + ".memory, tony." + r.name + ".vcores)",
-              {r.memory_mb, r.vcores, r.gpus}));
+    TONY_RETURN_IF_ERROR(CheckFits("tony." + r.name, "each " + r.name + " task",
+                                   {r.memory_mb, r.vcores, r.gpus}, max));
   }
   return Status::Ok();
 }

@@ -75,7 +75,7 @@ Status YarnEngine::Start(EngineListener* listener) {
                   << hadoop::yarn::ToString(max);
   // An ask above the maximum is refused by the RM (§4.4); say so now instead of waiting.
   for (const auto& r : spec_.roles) {
-    if (r.memory_mb > max.memory_mb || r.vcores > max.vcores) {
+    if (r.memory_mb > max.memory_mb || r.vcores > max.vcores || r.gpus > max.gpus) {
       return ResourceExhausted("tony." + r.name + " asks for " +
                                hadoop::yarn::ToString({r.memory_mb, r.vcores, r.gpus}) +
                                " per container but the cluster's largest is " +
@@ -222,6 +222,13 @@ std::string YarnEngine::ContainerLogUrl(const std::string& container_id) const {
   if (it == containers_.end() || it->second.proto.node_http_address().empty()) return "";
   return "http://" + it->second.proto.node_http_address() + "/ws/v1/node/containerlogs/" +
          container_id;
+}
+
+std::string YarnEngine::ContainerNode(const std::string& container_id) const {
+  auto it = containers_.find(container_id);
+  if (it == containers_.end()) return "";
+  const pb::NodeIdProto& node = it->second.proto.nodeid();
+  return node.host() + ":" + std::to_string(node.port());
 }
 
 void YarnEngine::Stop(const std::string& container_id, int64_t /*grace_ms*/) {

@@ -61,9 +61,16 @@ class YarnEngine final : public Engine {
   void Stop(const std::string& container_id, int64_t grace_ms) override;
   void Release(const std::string& container_id) override;
   void Shutdown() override;
+  // Nothing, GPUs included: as TonY, we set no CUDA_VISIBLE_DEVICES on YARN. Which GPUs a
+  // container got is known to its NodeManager only; with its GPU plugin
+  // (yarn.nodemanager.resource-plugins=yarn.io/gpu) the NM isolates them (cgroups devices, or
+  // NVIDIA_VISIBLE_DEVICES under Docker). Without the plugin yarn.io/gpu is a count the
+  // scheduler honours and nothing tells the container which devices are its own.
   EnvMap ContainerEnv(const std::string& /*container_id*/) const override { return {}; }
   // The NodeManager's web service: http://<node http address>/ws/v1/node/containerlogs/<id>.
   std::string ContainerLogUrl(const std::string& container_id) const override;
+  // The allocated container's NodeId, host:port (§4.2).
+  std::string ContainerNode(const std::string& container_id) const override;
 
  private:
   struct Container {
