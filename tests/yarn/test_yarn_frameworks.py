@@ -13,11 +13,12 @@ containers reach /opt as a cluster's nodes reach a shared install. Shipping the 
 would take minutes per job; test_shipped_venv_runs_the_pytorch_example ships a small one.
 
 Memory: the NodeManagers do not enforce it (pmem/vmem checks are off in tests/minicluster), so
-tony.<role>.memory only decides where the scheduler puts containers. Each job asks for at least
-what its tasks use (resident sizes measured here: TensorFlow ~0.5-0.7 GB, JAX ~0.3 GB, MXNet and
-Horovod ~0.2-0.3 GB per process) and for amounts that cannot all fit on one NodeManager: two-task
-jobs 2560 MB per task (one per node), four-task jobs 1536 MB (at most two per node, all four next
-to the 256 MB AM within 2 x 4096 MB)."""
+tony.<role>.memory only decides where the scheduler puts containers. Each job asks for more than
+its tasks use (peak resident size per process, sampled during a run of this file: TensorFlow
+0.47-0.54 GB, JAX 0.17-0.23 GB, Horovod with torch 0.24 GB, MXNet 0.11-0.15 GB) and for amounts
+that cannot all fit on one NodeManager: two-task jobs 2560 MB per task (one per node), four-task
+jobs 1536 MB (at most two per node, all four next to the 256 MB AM within 2 x 4096 MB). The whole
+file takes about 2 minutes on 2 cores, 20 s of it starting the minicluster."""
 import json
 import os
 import re
@@ -209,6 +210,44 @@ def test_jax_two_processes_all_reduce_and_train_across_node_managers(minicluster
         assert trained, text
         first, last, max_error = trained[0]
         assert last < first / 100 and max_error < 0.05, text
+
+
+# A script written for Kubeflow Training Operator v1's JAXJob, which sets COORDINATOR_ADDRESS (a
+# host), COORDINATOR_PORT, NUM_PROCESSES and PROCESS_ID: tony's jax runtime sets those too. The
+# script drops JAX_COORDINATOR_ADDRESS first, so jax can only find its peers through them.
+KUBEFLOW_JAX = """
+import os
+os.environ.pop("JAX_COORDINATOR_ADDRESS", None)
+import jax
+import numpy as np
+from jax.experimental import multihost_utils
+address = os.environ["COORDINATOR_ADDRESS"] + ":" + os.environ["COORDINATOR_PORT"]
+jax.distributed.initialize(coordinator_address=address,
+                           num_processes=int(os.environ["NUM_PROCESSES"]),
+                           process_id=int(os.environ["PROCESS_ID"]),
+                           cluster_detection_method="deactivate")
+every = multihost_utils.process_allgather(np.array([10.0 * (jax.process_index() + 1)]))
+print(f"kubeflow-style process {jax.process_index()}/{jax.process_count()} at {address}: "
+      f"gathered {every.ravel().tolist()}", flush=True)
+jax.distributed.shutdown()
+"""
+
+
+def test_jax_script_written_for_kubeflow_jaxjob_finds_its_peers(minicluster, tmp_path):
+    require(JAX_PYTHON, "jax")
+    src = tmp_path / "src"
+    write(str(src / "kubeflow_jax.py"), KUBEFLOW_JAX)
+    xml = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "jax", "tony.worker.instances": "2",
+        "tony.worker.memory": TWO_PER_CLUSTER,
+        "tony.execution.envs": "JAX_PLATFORMS=cpu,OMP_NUM_THREADS=1"})
+    job = submit(minicluster, tmp_path, str(src), "kubeflow_jax.py", JAX_PYTHON, conf_file=xml)
+    assert len(job.node_managers()) == 2, job.tasks
+    coordinator = job.tasks[("worker", 0)]
+    for pid in (0, 1):
+        text = job.output("worker", pid)
+        assert (f"kubeflow-style process {pid}/2 at {coordinator['host']}:{coordinator['port']}: "
+                "gathered [10.0, 20.0]") in text, text
 
 
 # --- MXNet -------------------------------------------------------------------------------------
