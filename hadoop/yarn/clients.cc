@@ -22,6 +22,24 @@ ipc::ConnectionOptions Options(std::string host, uint16_t port, const char* prot
   return o;
 }
 
+ipc::ConnectionOptions ClientOptions(std::string user) {
+  ipc::ConnectionOptions o = Options("", 0, kClientProtocol);
+  o.user = std::move(user);
+  return o;
+}
+
+ipc::ConnectionOptions MasterOptions(security::Token am_rm_token) {
+  ipc::ConnectionOptions o = Options("", 0, kMasterProtocol);
+  o.auth = ipc::AuthMethod::kToken;
+  o.token = std::move(am_rm_token);
+  return o;
+}
+
+// §4.4: the RM does not know this attempt (after an RM failover or restart).
+bool IsNotRegistered(const Status& s) {
+  return s.message().find("ApplicationMasterNotRegisteredException") != std::string::npos;
+}
+
 std::string NodeAddress(const pb::NodeIdProto& node) {
   return node.host() + ":" + std::to_string(node.port());
 }
@@ -74,13 +92,12 @@ pb::ApplicationSubmissionContextProto BuildSubmissionContext(const Submission& s
 
 ApplicationClient::ApplicationClient(std::string host, uint16_t port, std::string user,
                                      ipc::RetryPolicy retry)
-    : rpc_(
-          [&] {
-            ipc::ConnectionOptions o = Options(std::move(host), port, kClientProtocol);
-            o.user = std::move(user);
-            return o;
-          }(),
-          retry) {}
+    : rpc_({{"", host, port}}, ClientOptions(std::move(user)), "ResourceManager", {}, retry) {}
+
+ApplicationClient::ApplicationClient(std::vector<ipc::ServerAddress> resource_managers,
+                                     std::string user, ipc::FailoverPolicy failover)
+    : rpc_(std::move(resource_managers), ClientOptions(std::move(user)), "ResourceManager",
+           failover) {}
 
 Result<pb::GetNewApplicationResponseProto> ApplicationClient::GetNewApplication() {
   pb::GetNewApplicationResponseProto r;
@@ -137,12 +154,12 @@ Result<pb::YarnClusterMetricsProto> ApplicationClient::GetClusterMetrics() {
 // --- AmRmClient (§4.4) --------------------------------------------------------------------
 
 AmRmClient::AmRmClient(std::string host, uint16_t port, security::Token am_rm_token)
-    : rpc_([&] {
-        ipc::ConnectionOptions o = Options(std::move(host), port, kMasterProtocol);
-        o.auth = ipc::AuthMethod::kToken;
-        o.token = std::move(am_rm_token);
-        return o;
-      }()) {}
+    : rpc_({{"", host, port}}, MasterOptions(std::move(am_rm_token)), "ResourceManager") {}
+
+AmRmClient::AmRmClient(std::vector<ipc::ServerAddress> schedulers, security::Token am_rm_token,
+                       ipc::FailoverPolicy failover)
+    : rpc_(std::move(schedulers), MasterOptions(std::move(am_rm_token)), "ResourceManager",
+           failover) {}
 
 Result<pb::RegisterApplicationMasterResponseProto> AmRmClient::Register(
     const std::string& host, int rpc_port, const std::string& tracking_url) {
@@ -153,6 +170,7 @@ Result<pb::RegisterApplicationMasterResponseProto> AmRmClient::Register(
   pb::RegisterApplicationMasterResponseProto r;
   TONY_RETURN_IF_ERROR(rpc_.Call("registerApplicationMaster", req, &r, kCallTimeout)
                            .WithContext("registerApplicationMaster"));
+  registration_ = req;
   response_id_ = 0;  // §4.4: the RM's last id after register is 0
   return r;
 }
@@ -183,6 +201,22 @@ int AmRmClient::Outstanding() const {
 }
 
 Result<pb::AllocateResponseProto> AmRmClient::Allocate(float progress) {
+  auto r = AllocateOnce(progress);
+  if (r.ok() || !IsNotRegistered(r.status()) || !registration_.has_host()) return r;
+  // A new active RM (failover) recovered the application but not this attempt's registration.
+  TONY_LOG(kWarning) << "the ResourceManager " << rpc_.Current().ToString()
+                     << " does not know this ApplicationMaster (" << r.status().message()
+                     << "); registering again and resending every outstanding ask";
+  pb::RegisterApplicationMasterResponseProto registered;
+  TONY_RETURN_IF_ERROR(
+      rpc_.Call("registerApplicationMaster", registration_, &registered, kCallTimeout)
+          .WithContext("registerApplicationMaster again after a ResourceManager failover"));
+  response_id_ = 0;
+  for (const auto& [priority, ask] : asks_) changed_[priority] = true;
+  return AllocateOnce(progress);
+}
+
+Result<pb::AllocateResponseProto> AmRmClient::AllocateOnce(float progress) {
   pb::AllocateRequestProto req;
   for (const auto& [priority, changed] : changed_) {
     if (!changed) continue;
@@ -227,8 +261,16 @@ Status AmRmClient::Finish(pb::FinalApplicationStatusProto status, const std::str
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     pb::FinishApplicationMasterResponseProto r;
-    TONY_RETURN_IF_ERROR(rpc_.Call("finishApplicationMaster", req, &r, kCallTimeout)
-                             .WithContext("finishApplicationMaster"));
+    Status s = rpc_.Call("finishApplicationMaster", req, &r, kCallTimeout);
+    if (!s.ok() && IsNotRegistered(s) && registration_.has_host()) {
+      // As in Allocate: a new active RM; register, then unregister (AMRMClientImpl does too).
+      TONY_LOG(kWarning) << "the ResourceManager " << rpc_.Current().ToString()
+                         << " does not know this ApplicationMaster; registering again to finish";
+      pb::RegisterApplicationMasterResponseProto registered;
+      s = rpc_.Call("registerApplicationMaster", registration_, &registered, kCallTimeout);
+      if (s.ok()) s = rpc_.Call("finishApplicationMaster", req, &r, kCallTimeout);
+    }
+    TONY_RETURN_IF_ERROR(s.WithContext("finishApplicationMaster"));
     if (r.isunregistered()) return Status::Ok();
     if (std::chrono::steady_clock::now() > deadline) {
       return DeadlineExceeded("finishApplicationMaster: the RM did not confirm the unregister");

@@ -23,6 +23,7 @@
 #include "applicationclient_protocol.pb.h"
 #include "common/status.h"
 #include "hadoop/ipc/client.h"
+#include "hadoop/ipc/failover.h"
 #include "hadoop/yarn/records.h"
 #include "yarn_service_protos.pb.h"
 
@@ -56,6 +57,10 @@ class ApplicationClient {
   // `user`: the SIMPLE effective user; empty means ipc::DefaultUserName().
   ApplicationClient(std::string host, uint16_t port, std::string user = "",
                     ipc::RetryPolicy retry = {});
+  // The ResourceManagers of an HA cluster in rm-ids order (one without HA): calls fail over
+  // between them (ipc::FailoverRpcClient).
+  ApplicationClient(std::vector<ipc::ServerAddress> resource_managers, std::string user,
+                    ipc::FailoverPolicy failover);
 
   Result<pb::GetNewApplicationResponseProto> GetNewApplication();
   Status SubmitApplication(const pb::ApplicationSubmissionContextProto& context);
@@ -65,8 +70,11 @@ class ApplicationClient {
   Result<std::vector<pb::NodeReportProto>> GetClusterNodes();
   Result<pb::YarnClusterMetricsProto> GetClusterMetrics();
 
+  // The ResourceManager calls go to now.
+  ipc::ServerAddress Current() const { return rpc_.Current(); }
+
  private:
-  ipc::RpcClient rpc_;
+  ipc::FailoverRpcClient rpc_;
 };
 
 // One outstanding container ask: the AM's total for a (priority, capability, label) key.
@@ -80,6 +88,12 @@ struct Ask {
 class AmRmClient {
  public:
   AmRmClient(std::string host, uint16_t port, security::Token am_rm_token);
+  // The schedulers of an HA cluster in rm-ids order: calls fail over between them. After a
+  // failover the new active RM may not know this attempt's registration (it answers
+  // ApplicationMasterNotRegisteredException): Allocate then registers again with the same host,
+  // port and tracking URL and sends every outstanding ask anew, as Java's AMRMClientImpl does.
+  AmRmClient(std::vector<ipc::ServerAddress> schedulers, security::Token am_rm_token,
+             ipc::FailoverPolicy failover);
 
   Result<pb::RegisterApplicationMasterResponseProto> Register(const std::string& host, int rpc_port,
                                                               const std::string& tracking_url);
@@ -106,9 +120,13 @@ class AmRmClient {
 
   const security::Token* NmToken(const std::string& node_address) const;
   int32_t response_id() const { return response_id_; }
+  ipc::ServerAddress Current() const { return rpc_.Current(); }
 
  private:
-  ipc::RpcClient rpc_;
+  Result<pb::AllocateResponseProto> AllocateOnce(float progress);
+
+  ipc::FailoverRpcClient rpc_;
+  pb::RegisterApplicationMasterRequestProto registration_;  // for a re-register after failover
   int32_t response_id_ = 0;
   std::map<int, Ask> asks_;  // by priority
   std::map<int, bool> changed_;

@@ -3,8 +3,239 @@
 #include <cstdlib>
 
 #include "common/files.h"
+#include "common/strings.h"
+#include "hadoop/yarn/clients.h"
 
 namespace tony::hadoop {
+namespace {
+
+// yarn-default.xml's ports (YarnConfiguration.getRMDefaultPortNumber).
+constexpr int kRmPort = 8032;
+constexpr int kSchedulerPort = 8030;
+constexpr int kWebappPort = 8088;
+// hdfs-default.xml / HdfsClientConfigKeys.
+constexpr int kNameNodeRpcPort = 8020;
+constexpr char kNameNodeHttpDefault[] = "0.0.0.0:9870";
+// yarn-default.xml: yarn.resourcemanager.connect.max-wait.ms, .retry-interval.ms.
+constexpr int64_t kConnectMaxWaitMs = 900000;
+constexpr int64_t kConnectRetryIntervalMs = 30000;
+
+// Where a key was set, for errors: the file read, else the file it belongs in. Files Hadoop
+// wrote carry a <source> per property ("programmatically", "yarn-site.xml") that config/ keeps;
+// only a path names a file the user can open.
+std::string SourceOf(const Configuration& c, const std::string& key, const std::string& fallback) {
+  const ConfigValue* v = c.Find(key);
+  return v != nullptr && StartsWith(v->source, "/") ? v->source : fallback;
+}
+
+Status CheckAddress(const Configuration& c, const std::string& key, const std::string& value,
+                    const std::string& file) {
+  if (value.find("_HOST") != std::string::npos) {
+    return InvalidArgument(key + " is " + value + " in " + SourceOf(c, key, file) +
+                           ": Hadoop replaces _HOST only in Kerberos principals; give the "
+                           "server's host name");
+  }
+  auto hp = yarn::ParseHostPort(value);
+  if (!hp.ok())
+    return InvalidArgument(key + " in " + SourceOf(c, key, file) + ": " + hp.status().message());
+  return Status::Ok();
+}
+
+Result<std::optional<bool>> BoolKey(const Configuration& c, const std::string& key,
+                                    const std::string& file) {
+  auto v = c.Get(key);
+  if (!v) return std::optional<bool>();
+  auto b = ParseBool(Trim(*v));
+  if (!b) {
+    return InvalidArgument(key + " is \"" + *v + "\" in " + SourceOf(c, key, file) +
+                           "; expected true or false");
+  }
+  return std::optional<bool>(*b);
+}
+
+Result<int64_t> IntKey(const Configuration& c, const std::string& key, int64_t fallback,
+                       const std::string& file) {
+  auto v = c.Get(key);
+  if (!v) return fallback;
+  auto n = ParseInt64(Trim(*v));
+  if (!n) {
+    return InvalidArgument(key + " is \"" + *v + "\" in " + SourceOf(c, key, file) +
+                           "; expected a whole number");
+  }
+  return *n;
+}
+
+// One RM service address: <key>.<id>, else yarn.resourcemanager.hostname.<id>:<port>
+// (HAUtil.checkAndSetRMRPCAddress); without HA <key>, else yarn.resourcemanager.hostname:<port>.
+Result<std::string> RmAddress(const Configuration& c, const std::string& key, const std::string& id,
+                              int port, const std::string& file) {
+  std::string k = id.empty() ? key : key + "." + id;
+  std::string value;
+  if (auto v = c.Get(k); v && !Trim(*v).empty()) {
+    value = std::string(Trim(*v));
+  } else if (id.empty()) {
+    value = c.GetOr("yarn.resourcemanager.hostname", "0.0.0.0") + ":" + std::to_string(port);
+    k = "yarn.resourcemanager.hostname";
+  } else {
+    std::string host_key = "yarn.resourcemanager.hostname." + id;
+    auto host = c.Get(host_key);
+    if (!host || Trim(*host).empty()) {
+      return InvalidArgument("neither " + k + " nor " + host_key + " is set in " + file +
+                             " (yarn.resourcemanager.ha.rm-ids lists " + id + ")");
+    }
+    value = std::string(Trim(*host)) + ":" + std::to_string(port);
+    k = host_key;
+  }
+  TONY_RETURN_IF_ERROR(CheckAddress(c, k, value, file));
+  return value;
+}
+
+Status LoadResourceManagers(ClusterConf& cc) {
+  const Configuration& c = cc.raw;
+  const std::string yarn_site = JoinPath(cc.conf_dir, "yarn-site.xml");
+  TONY_ASSIGN_OR_RETURN(auto ha, BoolKey(c, "yarn.resourcemanager.ha.enabled", yarn_site));
+  cc.rm_ha = ha.value_or(false);
+  std::vector<std::string> ids{""};
+  if (cc.rm_ha) {
+    ids = SplitTrimmed(c.GetOr("yarn.resourcemanager.ha.rm-ids", ""), ',');
+    if (ids.empty()) {
+      return InvalidArgument(
+          "yarn.resourcemanager.ha.rm-ids is empty while yarn.resourcemanager.ha.enabled is true "
+          "in " +
+          SourceOf(c, "yarn.resourcemanager.ha.enabled", yarn_site) +
+          "; list the ResourceManager ids, e.g. rm1,rm2");
+    }
+  }
+  for (const auto& id : ids) {
+    ResourceManagerAddresses rm;
+    rm.id = id;
+    TONY_ASSIGN_OR_RETURN(rm.address,
+                          RmAddress(c, "yarn.resourcemanager.address", id, kRmPort, yarn_site));
+    TONY_ASSIGN_OR_RETURN(
+        rm.scheduler_address,
+        RmAddress(c, "yarn.resourcemanager.scheduler.address", id, kSchedulerPort, yarn_site));
+    TONY_ASSIGN_OR_RETURN(rm.webapp_address, RmAddress(c, "yarn.resourcemanager.webapp.address", id,
+                                                       kWebappPort, yarn_site));
+    cc.resource_managers.push_back(std::move(rm));
+  }
+  // RMProxy.createRetryPolicy's HA branch.
+  TONY_ASSIGN_OR_RETURN(int64_t wait, IntKey(c, "yarn.resourcemanager.connect.max-wait.ms",
+                                             kConnectMaxWaitMs, yarn_site));
+  TONY_ASSIGN_OR_RETURN(int64_t interval,
+                        IntKey(c, "yarn.resourcemanager.connect.retry-interval.ms",
+                               kConnectRetryIntervalMs, yarn_site));
+  TONY_ASSIGN_OR_RETURN(int64_t base,
+                        IntKey(c, "yarn.client.failover-sleep-base-ms", interval, yarn_site));
+  TONY_ASSIGN_OR_RETURN(int64_t max,
+                        IntKey(c, "yarn.client.failover-sleep-max-ms", interval, yarn_site));
+  TONY_ASSIGN_OR_RETURN(int64_t attempts,
+                        IntKey(c, "yarn.client.failover-max-attempts", -1, yarn_site));
+  TONY_ASSIGN_OR_RETURN(int64_t retries, IntKey(c, "yarn.client.failover-retries", 0, yarn_site));
+  if (base < 0 || max < 0) {
+    return InvalidArgument(
+        "yarn.client.failover-sleep-base-ms and -max-ms must not be negative (in " + yarn_site +
+        ")");
+  }
+  if (attempts < 0) {
+    // -1 for connect.max-wait.ms means "forever" in Hadoop; we stay bounded.
+    attempts = wait < 0 ? 1000 : (base > 0 ? wait / base : wait);
+  }
+  cc.rm_failover.max_failovers = static_cast<int>(std::min<int64_t>(attempts, 1000000));
+  cc.rm_failover.sleep_base = std::chrono::milliseconds(base);
+  cc.rm_failover.sleep_max = std::chrono::milliseconds(max);
+  cc.rm_failover.connect_retries = static_cast<int>(std::clamp<int64_t>(retries, 0, 100));
+  return Status::Ok();
+}
+
+Status LoadNameNodes(ClusterConf& cc) {
+  const Configuration& c = cc.raw;
+  const std::string core_site = JoinPath(cc.conf_dir, "core-site.xml");
+  const std::string hdfs_site = JoinPath(cc.conf_dir, "hdfs-site.xml");
+  cc.default_fs = c.GetOr("fs.defaultFS", "file:///");
+  if (!StartsWith(cc.default_fs, "hdfs://")) return Status::Ok();  // the caller decides
+  std::string authority = cc.default_fs.substr(7, cc.default_fs.find('/', 7) - 7);
+  if (authority.empty()) {
+    return InvalidArgument("fs.defaultFS is " + cc.default_fs + " in " +
+                           SourceOf(c, "fs.defaultFS", core_site) +
+                           ": expected hdfs://<host>[:port] or hdfs://<nameservice>");
+  }
+  auto nameservices = SplitTrimmed(c.GetOr("dfs.nameservices", ""), ',');
+  bool is_nameservice =
+      authority.find(':') == std::string::npos &&
+      (std::find(nameservices.begin(), nameservices.end(), authority) != nameservices.end() ||
+       c.Get("dfs.ha.namenodes." + authority).has_value());
+  if (!is_nameservice) {
+    NameNodeAddresses nn;
+    nn.rpc_address = authority.find(':') == std::string::npos
+                         ? authority + ":" + std::to_string(kNameNodeRpcPort)
+                         : authority;
+    TONY_RETURN_IF_ERROR(CheckAddress(c, "fs.defaultFS", nn.rpc_address, core_site));
+    auto rpc = yarn::ParseHostPort(nn.rpc_address);
+    cc.fs_host = rpc->first;
+    cc.fs_port = rpc->second;
+    nn.http_address = c.GetOr("dfs.namenode.http-address", kNameNodeHttpDefault);
+    TONY_RETURN_IF_ERROR(CheckAddress(c, "dfs.namenode.http-address", nn.http_address, hdfs_site));
+    // DFSUtil.getInfoServer: a wildcard HTTP host means "the NameNode's RPC host".
+    if (StartsWith(nn.http_address, "0.0.0.0:")) {
+      nn.http_address = cc.fs_host + nn.http_address.substr(7);
+    }
+    cc.namenodes.push_back(std::move(nn));
+    return Status::Ok();
+  }
+  cc.nameservice = authority;
+  cc.fs_host = authority;
+  cc.fs_port = -1;  // java.net.URI's "no port": hdfs://<ns>/path (§5 LocalResource URL)
+  const std::string ids_key = "dfs.ha.namenodes." + authority;
+  auto ids = SplitTrimmed(c.GetOr(ids_key, ""), ',');
+  if (ids.empty()) {
+    // A nameservice of one NameNode (federation without HA): the keys end in .<ns>.
+    ids.push_back("");
+  }
+  for (const auto& id : ids) {
+    NameNodeAddresses nn;
+    nn.id = id;
+    std::string suffix = "." + authority + (id.empty() ? "" : "." + id);
+    std::string http_key = "dfs.namenode.http-address" + suffix;
+    std::string rpc_key = "dfs.namenode.rpc-address" + suffix;
+    auto http = c.Get(http_key);
+    if (!http || Trim(*http).empty()) {
+      return InvalidArgument(http_key + " is not set in " + hdfs_site + " (fs.defaultFS is " +
+                             cc.default_fs +
+                             (id.empty() ? "" : " and " + ids_key + " lists " + id) +
+                             "); tony reaches HDFS over WebHDFS at that address");
+    }
+    nn.http_address = std::string(Trim(*http));
+    TONY_RETURN_IF_ERROR(CheckAddress(c, http_key, nn.http_address, hdfs_site));
+    nn.rpc_address = std::string(Trim(c.GetOr(rpc_key, "")));
+    if (StartsWith(nn.http_address, "0.0.0.0:") && !nn.rpc_address.empty()) {
+      if (auto rpc = yarn::ParseHostPort(nn.rpc_address); rpc.ok()) {
+        nn.http_address = rpc->first + nn.http_address.substr(7);
+      }
+    }
+    cc.namenodes.push_back(std::move(nn));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<std::string> ClusterConf::RmAddresses() const {
+  std::vector<std::string> out;
+  for (const auto& rm : resource_managers) out.push_back(rm.address);
+  return out;
+}
+
+std::vector<std::string> ClusterConf::SchedulerAddresses() const {
+  std::vector<std::string> out;
+  for (const auto& rm : resource_managers) out.push_back(rm.scheduler_address);
+  return out;
+}
+
+std::vector<std::string> ClusterConf::NameNodeHttpAddresses() const {
+  std::vector<std::string> out;
+  for (const auto& nn : namenodes) out.push_back(nn.http_address);
+  return out;
+}
 
 std::string HadoopConfDir() {
   for (const char* var : {"HADOOP_CONF_DIR", "YARN_CONF_DIR"}) {
@@ -15,26 +246,74 @@ std::string HadoopConfDir() {
 }
 
 Result<ClusterConf> LoadClusterConf(const std::string& conf_dir) {
-  ClusterConf c;
-  c.conf_dir = conf_dir;
+  Configuration raw;
   bool any = false;
   for (const char* file : {"core-site.xml", "hdfs-site.xml", "yarn-site.xml"}) {
     std::string path = JoinPath(conf_dir, file);
     if (!PathExists(path)) continue;
-    TONY_RETURN_IF_ERROR(c.raw.AddFile(path));
+    TONY_RETURN_IF_ERROR(raw.AddFile(path));
     any = true;
   }
   if (!any) {
     return NotFound("no core-site.xml, hdfs-site.xml or yarn-site.xml in " + conf_dir);
   }
-  std::string rm_host = c.raw.GetOr("yarn.resourcemanager.hostname", "0.0.0.0");
-  // yarn-default.xml's defaults.
-  c.rm_address = c.raw.GetOr("yarn.resourcemanager.address", rm_host + ":8032");
-  c.scheduler_address = c.raw.GetOr("yarn.resourcemanager.scheduler.address", rm_host + ":8030");
-  c.rm_webapp_address = c.raw.GetOr("yarn.resourcemanager.webapp.address", rm_host + ":8088");
-  c.default_fs = c.raw.GetOr("fs.defaultFS", "file:///");
-  c.namenode_http_address = c.raw.GetOr("dfs.namenode.http-address", "0.0.0.0:9870");
+  return ParseClusterConf(std::move(raw), conf_dir);
+}
+
+Result<ClusterConf> ParseClusterConf(Configuration raw, const std::string& conf_dir) {
+  ClusterConf c;
+  c.conf_dir = conf_dir;
+  c.raw = std::move(raw);
+  TONY_RETURN_IF_ERROR(LoadResourceManagers(c));
+  TONY_RETURN_IF_ERROR(LoadNameNodes(c));
   return c;
+}
+
+Result<std::vector<ipc::ServerAddress>> ToServers(const std::vector<std::string>& addresses,
+                                                  const std::vector<std::string>& ids,
+                                                  const std::string& key) {
+  std::vector<ipc::ServerAddress> out;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    auto hp = yarn::ParseHostPort(addresses[i]);
+    if (!hp.ok()) return hp.status().WithContext(key);
+    std::string name = i < ids.size() && !ids[i].empty() ? ids[i] : addresses[i];
+    out.push_back({name, hp->first, hp->second});
+  }
+  if (out.empty()) return InvalidArgument(key + ": no address");
+  return out;
+}
+
+std::string ServerPrincipal(const std::string& principal, const std::string& host) {
+  // service/_HOST@REALM: only the host component is replaced.
+  size_t slash = principal.find('/');
+  size_t at = principal.find('@', slash == std::string::npos ? 0 : slash);
+  if (slash == std::string::npos) return principal;
+  std::string host_part =
+      principal.substr(slash + 1, at == std::string::npos ? std::string::npos : at - slash - 1);
+  if (host_part != "_HOST") return principal;
+  return principal.substr(0, slash + 1) + ToLower(host) +
+         (at == std::string::npos ? "" : principal.substr(at));
+}
+
+std::string FormatFailoverPolicy(const ipc::FailoverPolicy& p) {
+  return std::to_string(p.max_failovers) + "," + std::to_string(p.sleep_base.count()) + "," +
+         std::to_string(p.sleep_max.count()) + "," + std::to_string(p.connect_retries);
+}
+
+ipc::FailoverPolicy ParseFailoverPolicy(const std::string& value) {
+  auto parts = SplitTrimmed(value, ',');
+  ipc::FailoverPolicy p;
+  if (parts.size() != 4) return p;
+  auto a = ParseInt64(parts[0]);
+  auto b = ParseInt64(parts[1]);
+  auto m = ParseInt64(parts[2]);
+  auto r = ParseInt64(parts[3]);
+  if (!a || !b || !m || !r || *a < 0 || *b < 0 || *m < 0 || *r < 0) return ipc::FailoverPolicy();
+  p.max_failovers = static_cast<int>(*a);
+  p.sleep_base = std::chrono::milliseconds(*b);
+  p.sleep_max = std::chrono::milliseconds(*m);
+  p.connect_retries = static_cast<int>(*r);
+  return p;
 }
 
 }  // namespace tony::hadoop

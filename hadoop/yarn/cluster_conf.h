@@ -1,31 +1,87 @@
 // The addresses a YARN client and AM need, from a cluster's Hadoop XML files (core-site.xml,
-// yarn-site.xml, hdfs-site.xml), read with the same XML code as tony.xml (config/).
+// yarn-site.xml, hdfs-site.xml), read with the same XML code as tony.xml (config/, which also
+// expands ${var} references as Hadoop does).
+//
+// High availability, as Hadoop's clients read it:
+//  - ResourceManagers: with yarn.resourcemanager.ha.enabled, one entry per id of
+//    yarn.resourcemanager.ha.rm-ids, each address from <key>.<id>, else
+//    yarn.resourcemanager.hostname.<id> and the key's default port
+//    (HAUtil.checkAndSetRMRPCAddress); without HA, one entry from the plain keys
+//    (yarn.resourcemanager.hostname + default port).
+//  - NameNodes: fs.defaultFS=hdfs://<nameservice> (no port) where the nameservice is in
+//    dfs.nameservices: one entry per id of dfs.ha.namenodes.<ns>, from
+//    dfs.namenode.{rpc,http}-address.<ns>.<nn>; else the one NameNode of hdfs://host[:8020] with
+//    dfs.namenode.http-address (its wildcard host replaced by the RPC host, as DFSUtil does).
+//  - _HOST: Hadoop replaces it only in Kerberos principals (SecurityUtil.getServerPrincipal), with
+//    the host of the server; ServerPrincipal() does that. An address that still says _HOST is an
+//    error that names the key.
+// Errors name the key and the file it came from.
 // Thread-safety: plain values.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "config/configuration.h"
+#include "hadoop/ipc/failover.h"
 
 namespace tony::hadoop {
 
+struct ResourceManagerAddresses {
+  std::string id;                 // the rm-id; empty without HA
+  std::string address;            // yarn.resourcemanager.address[.id] (ApplicationClientProtocol)
+  std::string scheduler_address;  // yarn.resourcemanager.scheduler.address[.id] (§4.3: the AM
+                                  // is told this by us, not by the RM)
+  std::string webapp_address;     // yarn.resourcemanager.webapp.address[.id]
+};
+
+struct NameNodeAddresses {
+  std::string id;            // the NameNode id in its nameservice; empty without HA
+  std::string rpc_address;   // host:port
+  std::string http_address;  // host:port of WebHDFS (§6)
+};
+
 struct ClusterConf {
   std::string conf_dir;
-  std::string rm_address;             // yarn.resourcemanager.address (ApplicationClientProtocol)
-  std::string scheduler_address;      // yarn.resourcemanager.scheduler.address (§4.3: the AM
-                                      // is told this by us, not by the RM)
-  std::string rm_webapp_address;      // yarn.resourcemanager.webapp.address
-  std::string default_fs;             // fs.defaultFS, e.g. hdfs://nn:8020
-  std::string namenode_http_address;  // dfs.namenode.http-address (WebHDFS, §6)
+  bool rm_ha = false;
+  std::vector<ResourceManagerAddresses> resource_managers;  // in rm-ids order; at least one
+  ipc::FailoverPolicy rm_failover;                          // yarn.client.failover-*
+  std::string default_fs;                                   // fs.defaultFS, e.g. hdfs://nn:8020
+  // The authority of hdfs:// LocalResource URLs: the nameservice (port -1, "none") with HA,
+  // else the NameNode's RPC host and port.
+  std::string fs_host;
+  int fs_port = -1;
+  std::string nameservice;                   // empty without NameNode HA
+  std::vector<NameNodeAddresses> namenodes;  // in dfs.ha.namenodes order; at least one for hdfs://
   Configuration raw;
+
+  std::vector<std::string> RmAddresses() const;
+  std::vector<std::string> SchedulerAddresses() const;
+  std::vector<std::string> NameNodeHttpAddresses() const;
 };
 
 // $HADOOP_CONF_DIR, else $YARN_CONF_DIR; empty when neither is set.
 std::string HadoopConfDir();
 
-// Reads the site files of `conf_dir` (missing ones are skipped) and applies Hadoop's defaults:
-// a missing address is <yarn.resourcemanager.hostname>:<default port>.
+// Reads the site files of `conf_dir` (missing ones are skipped) and applies Hadoop's defaults.
 Result<ClusterConf> LoadClusterConf(const std::string& conf_dir);
+// The same from a Configuration already read (unit tests); `conf_dir` only names it in errors.
+Result<ClusterConf> ParseClusterConf(Configuration raw, const std::string& conf_dir);
+
+// "host:port" list <-> servers for ipc::FailoverRpcClient; `ids` name them in logs (may be
+// empty). Errors name `key` and the bad entry.
+Result<std::vector<ipc::ServerAddress>> ToServers(const std::vector<std::string>& addresses,
+                                                  const std::vector<std::string>& ids,
+                                                  const std::string& key);
+
+// A Kerberos principal "service/_HOST@REALM" with _HOST replaced by `host` in lower case
+// (SecurityUtil.replacePattern); other principals unchanged.
+std::string ServerPrincipal(const std::string& principal, const std::string& host);
+
+// The failover policy as one env value for the AM ("max_failovers,base_ms,max_ms,retries"),
+// and back; a malformed value gives the defaults.
+std::string FormatFailoverPolicy(const ipc::FailoverPolicy& policy);
+ipc::FailoverPolicy ParseFailoverPolicy(const std::string& value);
 
 }  // namespace tony::hadoop

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds (if needed) and runs the test-only minicluster launcher (HADOOP-IPC.md §7).
 #
-# Usage: tests/minicluster/start.sh <confdir> [num_nodemanagers] [key=value ...]
+# Usage: tests/minicluster/start.sh <confdir> [num_nodemanagers] [--ha] [key=value ...]
+# (--ha: two ResourceManagers, rm0 active, and a line "failover" on stdin swaps them; Ha.java).
 # (each key=value overrides a setting of the clusters' configuration).
 # Prints "MINICLUSTER READY <confdir>" once the clusters are up and <confdir>/{core,hdfs,yarn}-site.xml
 # are written; exits when its stdin closes. The first build needs Maven Central (jars go to
@@ -18,7 +19,8 @@ build() {
 if [[ ! -f target/classpath.txt || ! -f target/classes/tony/minicluster/Main.class ||
       pom.xml -nt target/classpath.txt ||
       src/main/resources/log4j.properties -nt target/classes/log4j.properties ||
-      src/main/java/tony/minicluster/Main.java -nt target/classes/tony/minicluster/Main.class ]]; then
+      src/main/java/tony/minicluster/Main.java -nt target/classes/tony/minicluster/Main.class ||
+      src/main/java/tony/minicluster/Ha.java -nt target/classes/tony/minicluster/Ha.class ]]; then
   build
 fi
 [[ "${1:-}" == "--build-only" ]] && exit 0

@@ -1,17 +1,21 @@
 // Test harness only: starts a MiniDFSCluster and a MiniYARNCluster in one JVM, writes the site
 // files clients need, prints one ready line and runs until its stdin closes (HADOOP-IPC.md §7).
 //
-// Usage: java ... tony.minicluster.Main <confdir> [num_nodemanagers] [key=value ...]
+// Usage: java ... tony.minicluster.Main <confdir> [num_nodemanagers] [--ha] [key=value ...]
+// --ha: two ResourceManagers (Ha.java) and an HDFS HA nameservice whose first NameNode is dead.
 // Each key=value is set in the clusters' configuration after the defaults below, and key= unsets
 // one (a test that needs different settings, e.g. a short AMRMToken rolling interval or no GPUs,
 // starts a minicluster of its own).
 // Prints "MINICLUSTER READY <confdir>" on stdout once every NodeManager has registered.
 package tony.minicluster;
 
+import java.io.BufferedReader;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -47,11 +51,14 @@ public final class Main {
     }
     File confDir = new File(args[0]).getAbsoluteFile();
     int numNodeManagers = 2;
+    boolean ha = false;
     Map<String, String> overrides = new LinkedHashMap<>();
     for (int i = 1; i < args.length; i++) {
       int eq = args[i].indexOf('=');
       if (eq > 0) {
         overrides.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+      } else if (args[i].equals("--ha")) {
+        ha = true;
       } else if (args[i].matches("\\d+")) {
         numNodeManagers = Integer.parseInt(args[i]);
       } else {
@@ -81,20 +88,34 @@ public final class Main {
     // from a fresh configuration unless given this one.
     ResourceUtils.resetResourceTypes(conf);
 
+    if (ha) {
+      Ha.configureResourceManagers(conf, dataDir);
+    }
+
     MiniDFSCluster dfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
     dfs.waitActive();
+    if (ha) {
+      Ha.addNameservice(conf, dfs, dataDir);
+    }
 
-    MiniYARNCluster yarn = new MiniYARNCluster("tony", numNodeManagers, 1, 1);
+    MiniYARNCluster yarn = new MiniYARNCluster("tony", ha ? 2 : 1, numNodeManagers, 1, 1);
     yarn.init(conf);
     yarn.start();
-    waitForRealAddress(yarn.getConfig(), YarnConfiguration.RM_ADDRESS);
-    waitForRealAddress(yarn.getConfig(), YarnConfiguration.RM_SCHEDULER_ADDRESS);
+    if (ha) {
+      Ha.ensureActive(yarn);
+    } else {
+      waitForRealAddress(yarn.getConfig(), YarnConfiguration.RM_ADDRESS);
+      waitForRealAddress(yarn.getConfig(), YarnConfiguration.RM_SCHEDULER_ADDRESS);
+    }
     if (!yarn.waitForNodeManagersToConnect(30_000)) {
       throw new IOException("NodeManagers did not register within 30 s");
     }
     waitForActiveNodeManagers(numNodeManagers);
 
     Configuration dfsConf = dfs.getConfiguration(0);
+    if (ha) {
+      dfsConf = Ha.withNameservice(dfsConf, conf);
+    }
     Configuration yarnConf = yarn.getConfig();
     writeSite(new File(confDir, "core-site.xml"), dfsConf, "fs.", "hadoop.", "io.", "ipc.");
     writeSite(new File(confDir, "hdfs-site.xml"), dfsConf, "dfs.");
@@ -108,8 +129,15 @@ public final class Main {
     System.out.println("MINICLUSTER READY " + confDir.getPath());
     System.out.flush();
 
-    while (System.in.read() != -1) {
-      // Runs until the parent closes our stdin.
+    // Runs until the parent closes our stdin; with --ha a line "failover" makes the active RM the
+    // standby and the other one active, then prints "MINICLUSTER FAILED OVER <new active id>".
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    for (String line = in.readLine(); line != null; line = in.readLine()) {
+      if (ha && line.trim().equals("failover")) {
+        String active = Ha.failover(yarn);
+        System.out.println("MINICLUSTER FAILED OVER " + active);
+        System.out.flush();
+      }
     }
     stop(yarn, dfs);
   }
