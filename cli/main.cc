@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/flags.h"
+#include "client/bundle.h"
 #include "client/job_control.h"
 #include "client/submit.h"
 #include "client/yarn_submit.h"
@@ -50,6 +51,7 @@ const char* kUsage =
     "  logs      tony logs <job id> [--task worker:1] [--stream stdout|stderr|executor|all]\n"
     "  am        (internal) the job's coordinator\n"
     "  executor  (internal) a task's executor\n"
+    "  bundle    (internal) build the archive tony submit ships to YARN and print its path\n"
     "  version   print the version\n";
 
 int RunSubmit(const std::vector<std::string>& args) {
@@ -146,6 +148,19 @@ int RunLogs(const std::vector<std::string>& args) {
                           flags->Get("stream", "all"));
 }
 
+// The bundle for this executable, from $TONY_HOME/cache (client/bundle.h).
+int RunBundle() {
+  auto self = SelfExecutable();
+  auto bundle = self.ok() ? client::BuildBundle(*self, history::TonyHome() + "/cache")
+                          : Result<std::string>(self.status());
+  if (!bundle.ok()) {
+    std::cerr << "tony: error: " << bundle.status().message() << "\n";
+    return 1;
+  }
+  std::cout << *bundle << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -169,6 +184,7 @@ int Main(int argc, char** argv) {
     return client::KillJob(rest[0]);
   }
   if (command == "logs") return RunLogs(rest);
+  if (command == "bundle") return RunBundle();
   if (command == "version" || command == "--version") {
     std::cout << "tony 0.1.0\n";
     return 0;

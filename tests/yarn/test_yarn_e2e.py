@@ -18,6 +18,12 @@ SCRIPT = """
 import os, sys
 role, index = os.environ["JOB_NAME"], int(os.environ["TASK_INDEX"])
 print(f"hello from {role}:{index} rank={os.environ.get('RANK')} world={os.environ.get('WORLD_SIZE')}", flush=True)
+# The tony executor above this process: which file it runs and where its gRPC library came from.
+pid = os.getppid()
+while pid > 1 and os.path.basename(os.path.realpath(f"/proc/{pid}/exe")) != "tony":
+    pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+grpc = sorted({l.split()[-1] for l in open(f"/proc/{pid}/maps") if "/libgrpc++" in l})
+print(f"executor exe={os.path.realpath(f'/proc/{pid}/exe')} grpc={','.join(grpc)}", flush=True)
 if os.environ.get("MODE") == "fail1" and index == 1:
     print("worker 1 is about to fail", file=sys.stderr, flush=True)
     sys.exit(3)
@@ -105,6 +111,14 @@ def test_two_workers_succeed_on_yarn(minicluster, tmp_path):
     assert logs.returncode == 0, logs.stdout + logs.stderr
     assert "hello from worker:1 rank=1 world=2" in logs.stdout, logs.stdout + logs.stderr
     assert "worker:0" not in logs.stdout, logs.stdout
+    # The executor ran from the bundle its NodeManager localized and unpacked (an ARCHIVE
+    # resource), with gRPC loaded from the bundle's lib/, not from this machine's.
+    m = re.search(r"executor exe=(\S+) grpc=(\S+)", logs.stdout)
+    assert m, logs.stdout
+    exe, grpc = m.groups()
+    assert re.search(rf"/{app_id}/filecache/\d+/tony-bundle\.tar\.gz/bin/tony$", exe), exe
+    bundle_lib = os.path.dirname(os.path.dirname(exe)) + "/lib/"
+    assert grpc.startswith(bundle_lib) and "," not in grpc, (grpc, bundle_lib)
     every = tony.run("logs", app_id, "--task", "worker:0", "--stream", "all")
     assert every.returncode == 0, every.stdout + every.stderr
     for name in ("stdout", "stderr", "executor.log"):
