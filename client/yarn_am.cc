@@ -3,13 +3,16 @@
 
 #include <cstdlib>
 
+#include "client/bundle.h"
 #include "client/yarn_submit.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "coordinator/coordinator.h"
 #include "engine/yarn/yarn_engine.h"
+#include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/security/credentials.h"
+#include "hadoop/yarn/cluster_conf.h"
 #include "history/job_dir.h"
 
 namespace tony::client {
@@ -18,6 +21,19 @@ namespace {
 std::string Env(const char* name, const std::string& fallback = "") {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+// The application is over (the AM unregistered, no attempt follows): its staging dir goes now,
+// whether or not the client that staged it is still following. The client removes it too.
+void RemoveStagingAfterUnregister(const std::string& dir, const std::string& namenode_http,
+                                  const std::string& user) {
+  if (dir.empty() || namenode_http.empty()) return;  // submitted by a client that did not say
+  auto deleted = hadoop::hdfs::WebHdfs(namenode_http, user).Delete(dir);
+  if (!deleted.ok()) {
+    TONY_LOG(kWarning) << "removing the staging dir " << dir << ": " << deleted.status().ToString();
+  } else {
+    TONY_LOG(kInfo) << "removed the staging dir " << dir;
+  }
 }
 
 }  // namespace
@@ -47,6 +63,7 @@ int RunYarnCoordinator(const std::string& job_dir) {
   engine::YarnEngineOptions yarn;
   yarn.job_dir = job_dir;
   yarn.scheduler_address = Env(engine::kSchedulerAddressEnv);
+  yarn.rm_failover = hadoop::ParseFailoverPolicy(Env(engine::kRmFailoverEnv));
   yarn.am_rm_token = *token;
   yarn.am_host = Env("NM_HOST", "localhost");
   auto listing = ReadFile(JoinPath(job_dir, engine::kResourcesFile));
@@ -57,6 +74,11 @@ int RunYarnCoordinator(const std::string& job_dir) {
   if (yarn.scheduler_address.empty()) {
     return fail(FailedPrecondition(std::string(engine::kSchedulerAddressEnv) + " is not set"));
   }
+  yarn.after_unregister = [staging = Env(engine::kStagingDirEnv),
+                           namenode = Env(engine::kStagingNameNodeEnv),
+                           user = Env(engine::kStagingUserEnv)] {
+    RemoveStagingAfterUnregister(staging, namenode, user);
+  };
 
   ::signal(SIGPIPE, SIG_IGN);
   CoordinatorOptions options;
@@ -65,7 +87,7 @@ int RunYarnCoordinator(const std::string& job_dir) {
   options.secret = std::string(Trim(*secret));
   options.bind_host = "0.0.0.0";  // executors and the client reach it across the cluster
   options.advertised_host = yarn.am_host;
-  options.tony_binary = "./tony";  // localized into every container
+  options.tony_binary = kBundleBinary;  // unpacked into every container by its NM
   Coordinator coordinator(options, std::move(spec).value(), [&](asio::io_context& io) {
     JobSpec copy = *BuildJobSpec(conf);
     return std::make_unique<engine::YarnEngine>(io, std::move(copy), yarn);

@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "client/bundle.h"
 #include "client/render.h"
 #include "client/staging.h"
 #include "common/clock.h"
@@ -37,23 +38,27 @@ int Fail(const Status& s, int code = kExitBadInput) {
   return code;
 }
 
-// The files every container needs, staged locally first (as on the local engine).
-Status StageLocally(const SubmitOptions& o, const history::JobPaths& paths) {
+// The files every container needs, staged locally first (as on the local engine); returns the
+// tony bundle (tony and its shared libraries, client/bundle.h), cached in $TONY_HOME/cache.
+Result<std::string> StageLocally(const SubmitOptions& o, const history::JobPaths& paths) {
   TONY_RETURN_IF_ERROR(StageJobFiles(o, paths));
-  // The binary travels without its debug sections when objcopy is there (smaller upload).
-  std::string binary = paths.Staging() + "/tony";
-  if (!RunQuiet({"objcopy", "--strip-debug", o.tony_binary, binary}, "").ok()) {
-    TONY_RETURN_IF_ERROR(RunQuiet({"cp", o.tony_binary, binary}, "").WithContext("staging tony"));
-  }
-  return Status::Ok();
+  return BuildBundle(o.tony_binary, history::TonyHome() + "/cache");
 }
 
 struct Cluster {
   hadoop::ClusterConf conf;
   std::string user;
-  std::string nn_host;
-  int nn_port = 8020;
+  // What WebHDFS and the ApplicationClient are given: every NameNode / ResourceManager of an HA
+  // pair, in configured order (hadoop/yarn/cluster_conf.h).
+  std::string NameNodes() const { return Join(conf.NameNodeHttpAddresses(), ","); }
 };
+
+// The ResourceManagers for the ApplicationClient: their rm-ids name them in failover logs.
+Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterConf& c) {
+  std::vector<std::string> ids;
+  for (const auto& rm : c.resource_managers) ids.push_back(rm.id);
+  return hadoop::ToServers(c.RmAddresses(), ids, "yarn.resourcemanager.address");
+}
 
 Result<Cluster> LoadCluster() {
   std::string dir = hadoop::HadoopConfDir();
@@ -68,15 +73,8 @@ Result<Cluster> LoadCluster() {
   std::string fs = c.conf.default_fs;
   if (!StartsWith(fs, "hdfs://")) {
     return FailedPrecondition("fs.defaultFS is " + fs + " in " + dir +
-                              "; the yarn engine stages to HDFS (hdfs://host:port)");
-  }
-  std::string authority = fs.substr(7, fs.find('/', 7) - 7);
-  auto hp = yarn::ParseHostPort(authority);
-  if (hp.ok()) {
-    c.nn_host = hp->first;
-    c.nn_port = hp->second;
-  } else {
-    c.nn_host = authority;
+                              "; the yarn engine stages to HDFS (hdfs://host:port or "
+                              "hdfs://<nameservice>)");
   }
   return c;
 }
@@ -93,7 +91,7 @@ Result<engine::YarnResource> Upload(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
   TONY_RETURN_IF_ERROR(fs.CreateFromFile(remote, local, permission));
   TONY_ASSIGN_OR_RETURN(auto st, fs.GetFileStatus(remote));
   return engine::YarnResource{
-      name, {"hdfs", c.nn_host, c.nn_port, remote, st.length, st.modification_time}};
+      name, {"hdfs", c.conf.fs_host, c.conf.fs_port, remote, st.length, st.modification_time}};
 }
 
 // One container's ask against the largest container the RM grants (GetNewApplicationResponse's
@@ -130,7 +128,7 @@ Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
 }
 
 void RemoveStaging(const Cluster& c, const std::string& app_id) {
-  hadoop::hdfs::WebHdfs fs(c.conf.namenode_http_address, c.user);
+  hadoop::hdfs::WebHdfs fs(c.NameNodes(), c.user);
   auto deleted = fs.Delete(StagingDir(c, app_id));
   if (!deleted.ok()) {
     std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
@@ -247,13 +245,14 @@ std::string AwaitEnd(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& 
 int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpec& spec) {
   auto cluster = LoadCluster();
   if (!cluster.ok()) return Fail(cluster.status());
-  auto rm_addr = yarn::ParseHostPort(cluster->conf.rm_address);
-  if (!rm_addr.ok()) return Fail(rm_addr.status().WithContext("yarn.resourcemanager.address"));
-  yarn::ApplicationClient rm(rm_addr->first, rm_addr->second, cluster->user);
+  auto rm_servers = RmServers(cluster->conf);
+  if (!rm_servers.ok()) return Fail(rm_servers.status());
+  yarn::ApplicationClient rm(*rm_servers, cluster->user, cluster->conf.rm_failover);
   auto new_app = rm.GetNewApplication();
   if (!new_app.ok()) {
     return Fail(new_app.status().WithContext("asking the ResourceManager at " +
-                                             cluster->conf.rm_address + " for an application"),
+                                             Join(cluster->conf.RmAddresses(), ", ") +
+                                             " for an application"),
                 kExitJobFailed);
   }
   Status s = CheckFits(spec, yarn::FromProto(new_app->maximumcapability()));
@@ -267,30 +266,40 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   s = MakeDirs(paths.root, 0700);
   if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
-  if (s.ok()) s = StageLocally(o, paths);
+  std::string bundle;
+  if (s.ok()) {
+    auto staged = StageLocally(o, paths);
+    s = staged.status();
+    if (staged.ok()) bundle = *staged;
+  }
   if (!s.ok()) {
     (void)RemoveAll(paths.root);
     return Fail(s.WithContext("staging job " + app_id));
   }
 
   // Staging on HDFS (§6): everything the AM and the executors localize.
-  hadoop::hdfs::WebHdfs fs(cluster->conf.namenode_http_address, cluster->user);
+  hadoop::hdfs::WebHdfs fs(cluster->NameNodes(), cluster->user);
   std::string remote = StagingDir(*cluster, app_id);
   std::vector<engine::YarnResource> task_files;
   std::vector<engine::YarnResource> am_files;
   s = fs.Mkdirs(remote, "700");
   auto upload = [&](const std::string& local, const std::string& name, const char* perm,
-                    bool for_tasks) {
+                    bool for_tasks, const char* archive_as = nullptr) {
     if (!s.ok() || !PathExists(local)) return;
     auto r = Upload(fs, *cluster, local, remote, name, perm);
     if (!r.ok()) {
       s = r.status();
       return;
     }
+    if (archive_as != nullptr) {
+      r->name = archive_as;
+      r->archive = true;
+    }
     am_files.push_back(*r);
     if (for_tasks) task_files.push_back(*r);
   };
-  upload(paths.Staging() + "/tony", "tony", "700", true);
+  // An archive the NM unpacks into ./tony-bundle; it recognizes one by the .tar.gz name.
+  upload(bundle, std::string(kBundleResource) + ".tar.gz", "600", true, kBundleResource);
   upload(paths.FinalConf(), "tony-final.xml", "600", true);
   upload(paths.Secret(), "secret", "600", false);
   upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
@@ -313,14 +322,21 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   sub.node_label = conf.GetOr("tony.application.node-label", "");
   sub.am_resource = {spec.am_memory_mb, spec.am_vcores, spec.am_gpus};
   for (const auto& f : am_files) {
-    yarn::AddLocalResource(&sub.am_container, f.name, yarn::MakeLocalResource(f.file));
+    yarn::AddLocalResource(&sub.am_container, f.name,
+                           yarn::MakeLocalResource(f.file, f.archive ? pb::ARCHIVE : pb::FILE));
   }
+  // Every scheduler of an HA pair, in rm-ids order, and the failover policy (yarn_engine.h).
   yarn::AddEnvironment(&sub.am_container, engine::kSchedulerAddressEnv,
-                       cluster->conf.scheduler_address);
+                       Join(cluster->conf.SchedulerAddresses(), ","));
+  yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
+                       hadoop::FormatFailoverPolicy(cluster->conf.rm_failover));
   yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
-  sub.am_container.add_command(
-      "chmod u+x tony 2>/dev/null; exec ./tony am --job-dir . --engine yarn "
-      "1><LOG_DIR>/am.log 2>&1");
+  // The AM removes the staging dir once it has unregistered, should this client be gone by then.
+  yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
+  yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());
+  yarn::AddEnvironment(&sub.am_container, engine::kStagingUserEnv, cluster->user);
+  sub.am_container.add_command(std::string("exec ") + kBundleBinary +
+                               " am --job-dir . --engine yarn 1><LOG_DIR>/am.log 2>&1");
   s = rm.SubmitApplication(yarn::BuildSubmissionContext(sub));
   if (!s.ok()) {
     RemoveStaging(*cluster, app_id);
@@ -331,8 +347,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   if (auto r = rm.GetApplicationReport(app); r.ok()) tracking = r->trackingurl();
   std::cout << "tony: job " << app_id << " on the yarn engine (" << spec.framework << ", "
             << spec.TotalInstances() << " tasks)\n"
-            << "tony: application " << app_id << " submitted to " << cluster->conf.rm_address
-            << "\n"
+            << "tony: application " << app_id << " submitted to the ResourceManager "
+            << rm.Current().ToString() << "\n"
             << "tony: tracking URL " << (tracking.empty() ? "(none yet)" : tracking) << "\n"
             << "tony: job dir " << paths.root << "\n"
             << std::flush;
@@ -362,9 +378,9 @@ int KillYarnApplication(const std::string& application_id) {
   }
   auto cluster = LoadCluster();
   if (!cluster.ok()) return Fail(cluster.status());
-  auto rm_addr = yarn::ParseHostPort(cluster->conf.rm_address);
-  if (!rm_addr.ok()) return Fail(rm_addr.status());
-  yarn::ApplicationClient rm(rm_addr->first, rm_addr->second, cluster->user);
+  auto rm_servers = RmServers(cluster->conf);
+  if (!rm_servers.ok()) return Fail(rm_servers.status());
+  yarn::ApplicationClient rm(*rm_servers, cluster->user, cluster->conf.rm_failover);
   Status s = rm.ForceKillApplication(*app, "killed by user (tony kill)");
   if (!s.ok()) return Fail(s, kExitJobFailed);
   std::string state = AwaitEnd(rm, *app, 60s);

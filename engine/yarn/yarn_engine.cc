@@ -4,6 +4,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "hadoop/yarn/cluster_conf.h"
 #include "history/job_dir.h"
 
 namespace tony::engine {
@@ -34,7 +35,7 @@ std::string FormatYarnResources(const std::vector<YarnResource>& resources) {
   for (const auto& r : resources) {
     out += r.name + "\t" + r.file.scheme + "\t" + r.file.host + "\t" + std::to_string(r.file.port) +
            "\t" + r.file.path + "\t" + std::to_string(r.file.size) + "\t" +
-           std::to_string(r.file.modification_time) + "\n";
+           std::to_string(r.file.modification_time) + (r.archive ? "\tARCHIVE" : "\tFILE") + "\n";
   }
   return out;
 }
@@ -44,11 +45,14 @@ Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text) {
   for (const auto& line : SplitTrimmed(text, '\n')) {
     if (line.empty()) continue;
     auto f = SplitTrimmed(line, '\t');
-    auto port = f.size() == 7 ? ParseInt64(f[3]) : std::nullopt;
-    auto size = f.size() == 7 ? ParseInt64(f[5]) : std::nullopt;
-    auto mtime = f.size() == 7 ? ParseInt64(f[6]) : std::nullopt;
+    bool fields_ok = f.size() == 7 || (f.size() == 8 && (f[7] == "FILE" || f[7] == "ARCHIVE"));
+    auto port = fields_ok ? ParseInt64(f[3]) : std::nullopt;
+    auto size = fields_ok ? ParseInt64(f[5]) : std::nullopt;
+    auto mtime = fields_ok ? ParseInt64(f[6]) : std::nullopt;
     if (!port || !size || !mtime) return InvalidArgument("bad resource line: " + line);
-    out.push_back({f[0], {f[1], f[2], static_cast<int>(*port), f[4], *size, *mtime}});
+    out.push_back({f[0],
+                   {f[1], f[2], static_cast<int>(*port), f[4], *size, *mtime},
+                   f.size() == 8 && f[7] == "ARCHIVE"});
   }
   return out;
 }
@@ -60,17 +64,19 @@ YarnEngine::~YarnEngine() { Shutdown(); }
 
 Status YarnEngine::Start(EngineListener* listener) {
   listener_ = listener;
-  TONY_ASSIGN_OR_RETURN(auto scheduler, hadoop::yarn::ParseHostPort(options_.scheduler_address));
+  TONY_ASSIGN_OR_RETURN(
+      auto schedulers,
+      hadoop::ToServers(SplitTrimmed(options_.scheduler_address, ','), {}, kSchedulerAddressEnv));
   // The coordinator writes where it listens before starting the engine.
   TONY_ASSIGN_OR_RETURN(history::AmInfo am,
                         history::ReadAmInfo(history::JobPaths(options_.job_dir)));
-  rm_ = std::make_unique<hadoop::yarn::AmRmClient>(scheduler.first, scheduler.second,
-                                                   options_.am_rm_token);
+  rm_ = std::make_unique<hadoop::yarn::AmRmClient>(std::move(schedulers), options_.am_rm_token,
+                                                   options_.rm_failover);
   std::string host = options_.am_host.empty() ? am.host : options_.am_host;
   TONY_ASSIGN_OR_RETURN(auto registered, rm_->Register(host, am.port, ""));
   registered_ = true;
   hadoop::yarn::Resource max = hadoop::yarn::FromProto(registered.maximumcapability());
-  TONY_LOG(kInfo) << "registered with the ResourceManager at " << options_.scheduler_address
+  TONY_LOG(kInfo) << "registered with the ResourceManager at " << rm_->Current().ToString()
                   << " as " << host << ":" << am.port << "; largest container "
                   << hadoop::yarn::ToString(max);
   // An ask above the maximum is refused by the RM (§4.4); say so now instead of waiting.
@@ -175,7 +181,8 @@ const hadoop::security::Token* YarnEngine::NmTokenFor(const Container& c) const 
 pb::ContainerLaunchContextProto YarnEngine::BuildLaunchContext(const LaunchSpec& spec) const {
   pb::ContainerLaunchContextProto ctx;
   for (const auto& r : options_.resources) {
-    hadoop::yarn::AddLocalResource(&ctx, r.name, hadoop::yarn::MakeLocalResource(r.file));
+    hadoop::yarn::AddLocalResource(
+        &ctx, r.name, hadoop::yarn::MakeLocalResource(r.file, r.archive ? pb::ARCHIVE : pb::FILE));
   }
   std::set<std::string> user_keys;
   for (const auto& kv : spec_.container_envs) user_keys.insert(kv.substr(0, kv.find('=')));
@@ -192,11 +199,9 @@ pb::ContainerLaunchContextProto YarnEngine::BuildLaunchContext(const LaunchSpec&
   hadoop::yarn::AddEnvironment(&ctx, "TONY_LOG_DIR", "<LOG_DIR>");
   hadoop::yarn::AddEnvironment(&ctx, "TONY_JOB_DIR", "{{PWD}}");
   hadoop::yarn::AddEnvironment(&ctx, "TONY_CONF_PATH", "{{PWD}}/tony-final.xml");
-  // The NM does not redirect output (§5); the tony binary travels as a FILE resource and may
-  // arrive without its execute bit.
-  std::vector<std::string> args(spec.argv.begin() + (spec.argv.empty() ? 0 : 1), spec.argv.end());
-  ctx.add_command("chmod u+x tony 2>/dev/null; exec ./tony " + Join(args, " ") +
-                  " 1><LOG_DIR>/executor.log 2>&1");
+  // The NM does not redirect output (§5). argv[0] is the tony the AM runs, inside the bundle
+  // the NM unpacked into the container's directory (client/bundle.h).
+  ctx.add_command("exec " + Join(spec.argv, " ") + " 1><LOG_DIR>/executor.log 2>&1");
   return ctx;
 }
 
@@ -285,10 +290,11 @@ void YarnEngine::Shutdown() {
   Status s = rm_->Finish(final_status, diagnostics.substr(0, 8000), "", 30s);
   if (!s.ok()) {
     TONY_LOG(kError) << "unregistering from the ResourceManager: " << s.ToString();
-  } else {
-    TONY_LOG(kInfo) << "unregistered from the ResourceManager: "
-                    << hadoop::yarn::FinalStatusName(final_status);
+    return;
   }
+  TONY_LOG(kInfo) << "unregistered from the ResourceManager: "
+                  << hadoop::yarn::FinalStatusName(final_status);
+  if (options_.after_unregister) options_.after_unregister();
 }
 
 }  // namespace tony::engine

@@ -6,7 +6,7 @@
 // requests become asks, one priority per role (§4.4); allocate() heartbeats on the coordinator's
 // loop every second, every 200 ms while asks are outstanding. Allocations are matched to roles by
 // their priority; excess ones are released. Launch starts `tony executor` on the container's
-// NodeManager (§4.5) with the job's staged files as LocalResources, the tony binary included.
+// NodeManager (§4.5) with the job's staged files as LocalResources, the tony bundle included.
 // Completed statuses (with YARN's exit codes, §4.2) become OnContainerCompleted. Shutdown stops
 // what is left and unregisters with the job's final status and message from status.json.
 //
@@ -15,6 +15,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,26 +28,39 @@
 namespace tony::engine {
 
 // A staged file every executor container gets (name in the container's working directory).
+// An archive (the tony bundle) is unpacked by the NodeManager into a directory of that name.
 struct YarnResource {
   std::string name;
   hadoop::yarn::RemoteFile file;
+  bool archive = false;
 };
 
 // tony-resources.txt, written by the client and localized into the AM: one resource per line,
-// tab-separated: name scheme host port path size modification_time.
+// tab-separated: name scheme host port path size modification_time [FILE|ARCHIVE].
 std::string FormatYarnResources(const std::vector<YarnResource>& resources);
 Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text);
 
 // Environment variables the client puts into the AM's launch context.
+// host:port of the RM's scheduler; with RM HA every one of them, comma-separated, in rm-ids order.
 inline constexpr char kSchedulerAddressEnv[] = "TONY_YARN_SCHEDULER_ADDRESS";
+// The client's yarn.client.failover-* policy (hadoop::FormatFailoverPolicy).
+inline constexpr char kRmFailoverEnv[] = "TONY_YARN_RM_FAILOVER";
+// The job's HDFS staging dir, and the NameNode HTTP address and user to remove it with (WebHDFS).
+inline constexpr char kStagingDirEnv[] = "TONY_YARN_STAGING_DIR";
+inline constexpr char kStagingNameNodeEnv[] = "TONY_YARN_STAGING_NAMENODE_HTTP";
+inline constexpr char kStagingUserEnv[] = "TONY_YARN_STAGING_USER";
 inline constexpr char kResourcesFile[] = "tony-resources.txt";
 
 struct YarnEngineOptions {
   std::string job_dir = ".";
-  std::string scheduler_address;  // host:port
+  std::string scheduler_address;  // host:port[,host:port...] (kSchedulerAddressEnv)
+  hadoop::ipc::FailoverPolicy rm_failover;
   hadoop::security::Token am_rm_token;
   std::string am_host;  // what the AM registers as its host
   std::vector<YarnResource> resources;
+  // Called once the AM has unregistered: the application is over, no attempt follows, so what it
+  // staged can go (the client may be gone).
+  std::function<void()> after_unregister;
 };
 
 class YarnEngine final : public Engine {

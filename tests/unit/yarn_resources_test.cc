@@ -1,0 +1,22 @@
+#include <gtest/gtest.h>
+
+#include "engine/yarn/yarn_engine.h"
+
+namespace tony::engine {
+namespace {
+
+TEST(YarnResourcesTest, ListingKeepsTheArchiveType) {
+  std::vector<YarnResource> in = {
+      {"tony-bundle", {"hdfs", "nn", 8020, "/s/tony-bundle.tar.gz", 10, 20}, true},
+      {"tony-final.xml", {"hdfs", "nn", 8020, "/s/tony-final.xml", 3, 4}, false}};
+  auto out = ParseYarnResources(FormatYarnResources(in));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_TRUE((*out)[0].archive);
+  EXPECT_EQ((*out)[0].file.path, "/s/tony-bundle.tar.gz");
+  EXPECT_FALSE((*out)[1].archive);
+  EXPECT_FALSE(ParseYarnResources("a\thdfs\tnn\t1\t/p\t1\t2\tZIP\n").ok());
+}
+
+}  // namespace
+}  // namespace tony::engine
