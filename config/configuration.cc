@@ -1,5 +1,6 @@
 #include "config/configuration.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "common/files.h"
@@ -15,6 +16,10 @@ constexpr char kOverrideSource[] = "--conf";
 // Hadoop's Configuration.MAX_SUBST: bounds ${...} expansion, so a value referring to itself
 // stays literal instead of looping.
 constexpr int kMaxSubstitutions = 20;
+// Each round replaces every reference, so a value naming itself several times would grow
+// exponentially over the rounds ("${a}${a}" in a: 2^20 copies); past this size references stay
+// literal (or past the value's own size, if larger).
+constexpr size_t kMaxExpandedBytes = 64 * 1024;
 
 // The value of a ${name} reference, or nullopt when nothing defines it. Hadoop checks system
 // properties first; of those only user.name means anything outside a JVM.
@@ -31,6 +36,7 @@ std::optional<std::string> LookupVariable(const std::map<std::string, ConfigValu
 // Expands ${name} references as Hadoop's get() does; references to undefined names stay as
 // written.
 std::string Expand(const std::map<std::string, ConfigValue>& entries, std::string value) {
+  const size_t limit = std::max(kMaxExpandedBytes, value.size());
   for (int round = 0; round < kMaxSubstitutions; ++round) {
     bool changed = false;
     std::string out;
@@ -45,7 +51,7 @@ std::string Expand(const std::map<std::string, ConfigValue>& entries, std::strin
       if (!name.empty() && name.find_first_of("$ ") == std::string::npos) {
         replacement = LookupVariable(entries, name);
       }
-      if (replacement) {
+      if (replacement && out.size() + replacement->size() + value.size() - end <= limit) {
         out += *replacement;
         changed = true;
       } else {

@@ -257,6 +257,19 @@ TEST_F(ConfigTest, GetExpandsVariables) {
   EXPECT_EQ(conf.Find("dir")->value, "/user/${user.name}/x");
 }
 
+TEST_F(ConfigTest, GetBoundsValuesThatMultiplyThemselves) {
+  // Every round of expansion replaces every reference: without a bound, four references to
+  // itself would grow to 4^20 copies (found by fuzz/config_xml_fuzz.cc; it ran out of memory).
+  Configuration conf = Configuration::WithDefaults();
+  conf.Set("tony.yarn.queue", "${tony.yarn.queue}${tony.yarn.queue}${tony.yarn.queue}x", "--conf");
+  std::string v = conf.GetOr("tony.yarn.queue", "");
+  EXPECT_LE(v.size(), 64u * 1024);
+  EXPECT_THAT(v, HasSubstr("${tony.yarn.queue}"));
+  conf.Set("small", "${c}${c}", "--conf");
+  conf.Set("c", "C", "--conf");
+  EXPECT_EQ(conf.GetOr("small", ""), "CC");
+}
+
 // ---- Key registry ----
 
 TEST(KeysTest, FindsConcreteAndTemplateKeys) {
