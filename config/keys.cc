@@ -1,5 +1,6 @@
 #include "config/keys.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <string>
@@ -298,11 +299,20 @@ const KeySpec* FindKeySpec(std::string_view key) {
 
 std::optional<std::string> ClosestKnownKey(std::string_view key) {
   constexpr size_t kMaxDistance = 3;
+  // The edit distance is quadratic in the lengths and a template takes the key's own role, so a
+  // very long key (a 20 kB role name took 20 s) gets no suggestion: no real key is near.
+  constexpr size_t kMaxKeyLength = 256;
+  if (key.size() > kMaxKeyLength) return std::nullopt;
   std::optional<std::string> best;
   size_t best_distance = std::numeric_limits<size_t>::max();
   for (const KeySpec& s : AllKeys()) {
     std::string candidate = IsTemplate(s.name) ? FillTemplate(s.name, key) : std::string(s.name);
     if (candidate == key) continue;
+    // The distance is at least the difference in length; such candidates cannot be close.
+    if (std::max(candidate.size(), key.size()) - std::min(candidate.size(), key.size()) >
+        kMaxDistance) {
+      continue;
+    }
     size_t d = EditDistance(key, candidate);
     if (d < best_distance) {
       best_distance = d;
