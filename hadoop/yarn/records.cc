@@ -1,6 +1,7 @@
 #include "hadoop/yarn/records.h"
 
 #include <cstdio>
+#include <limits>
 
 #include "common/strings.h"
 
@@ -13,21 +14,39 @@ std::string Padded(int64_t value, int width) {
   return buf;
 }
 
-// "<a>_<b>_..." after a prefix; every part a non-negative integer.
+// The largest values the proto fields take (§4.2): ids and attempts are int32; a container id's
+// int64 holds the epoch above bit 40 and the sequence number below.
+constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
+constexpr int kEpochShift = 40;
+constexpr int64_t kMaxSequence = (int64_t{1} << kEpochShift) - 1;
+constexpr int64_t kMaxEpoch = std::numeric_limits<int64_t>::max() >> kEpochShift;
+
+// "<a>_<b>_..." after a prefix; every part a non-negative integer. With `epoch`, the first part
+// may be a container epoch "e17" (*epoch is set to true then).
 Result<std::vector<int64_t>> NumericParts(std::string_view text, std::string_view prefix,
-                                          std::string_view what) {
+                                          std::string_view what, bool* epoch = nullptr) {
   if (!StartsWith(text, prefix)) {
     return InvalidArgument(std::string(text) + " is not " + std::string(what));
   }
   std::vector<int64_t> parts;
   for (const auto& p : SplitTrimmed(text.substr(prefix.size()), '_')) {
     std::string_view v = p;
-    if (!v.empty() && v[0] == 'e') v.remove_prefix(1);  // container epoch "e17"
+    if (epoch != nullptr && parts.empty() && !v.empty() && v[0] == 'e') {
+      v.remove_prefix(1);
+      *epoch = true;
+    }
     auto n = ParseInt64(v);
-    if (!n || *n < 0) return InvalidArgument(std::string(text) + " is not " + std::string(what));
+    if (!n || *n < 0 || v.empty() || v[0] == '+') {
+      return InvalidArgument(std::string(text) + " is not " + std::string(what));
+    }
     parts.push_back(*n);
   }
   return parts;
+}
+
+Status OutOfRange(std::string_view text, std::string_view part, int64_t max) {
+  return InvalidArgument(std::string(text) + ": the " + std::string(part) + " is larger than " +
+                         std::to_string(max));
 }
 
 }  // namespace
@@ -55,6 +74,7 @@ std::string ContainerIdString(const pb::ContainerIdProto& id) {
 Result<pb::ApplicationIdProto> ParseApplicationId(std::string_view text) {
   TONY_ASSIGN_OR_RETURN(auto parts, NumericParts(text, "application_", "an application id"));
   if (parts.size() != 2) return InvalidArgument(std::string(text) + " is not an application id");
+  if (parts[1] > kMaxInt32) return OutOfRange(text, "application number", kMaxInt32);
   pb::ApplicationIdProto id;
   id.set_cluster_timestamp(parts[0]);
   id.set_id(static_cast<int32_t>(parts[1]));
@@ -62,13 +82,18 @@ Result<pb::ApplicationIdProto> ParseApplicationId(std::string_view text) {
 }
 
 Result<pb::ContainerIdProto> ParseContainerId(std::string_view text) {
-  TONY_ASSIGN_OR_RETURN(auto parts, NumericParts(text, "container_", "a container id"));
+  bool has_epoch = false;
+  TONY_ASSIGN_OR_RETURN(auto parts, NumericParts(text, "container_", "a container id", &has_epoch));
   int64_t epoch = 0;
-  if (parts.size() == 5 && text.substr(10, 1) == "e") {
+  if (has_epoch && parts.size() == 5) {
     epoch = parts[0];
     parts.erase(parts.begin());
   }
   if (parts.size() != 4) return InvalidArgument(std::string(text) + " is not a container id");
+  if (epoch > kMaxEpoch) return OutOfRange(text, "epoch", kMaxEpoch);
+  if (parts[1] > kMaxInt32) return OutOfRange(text, "application number", kMaxInt32);
+  if (parts[2] > kMaxInt32) return OutOfRange(text, "attempt number", kMaxInt32);
+  if (parts[3] > kMaxSequence) return OutOfRange(text, "container number", kMaxSequence);
   pb::ContainerIdProto id;
   pb::ApplicationIdProto app;
   app.set_cluster_timestamp(parts[0]);
@@ -76,7 +101,7 @@ Result<pb::ContainerIdProto> ParseContainerId(std::string_view text) {
   *id.mutable_app_id() = app;
   *id.mutable_app_attempt_id()->mutable_application_id() = app;
   id.mutable_app_attempt_id()->set_attemptid(static_cast<int32_t>(parts[2]));
-  id.set_id((epoch << 40) | parts[3]);
+  id.set_id((epoch << kEpochShift) | parts[3]);
   return id;
 }
 
