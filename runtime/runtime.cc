@@ -8,6 +8,12 @@
 namespace tony::runtime {
 namespace {
 
+// dump() throws on bytes that are not UTF-8; the addresses come from peers, so such bytes become
+// U+FFFD instead (a bad address fails where it is used, with its own error).
+std::string DumpJson(const nlohmann::json& j) {
+  return j.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+}
+
 bool IsChief(const JobSpec& spec, const std::string& role, int index) {
   return !spec.chief_role.empty() && role == spec.chief_role && index == spec.chief_index;
 }
@@ -111,7 +117,7 @@ Status ValidateForFramework(const JobSpec& spec) {
 std::string ClusterSpecJson(const Cluster& cluster) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [role, addresses] : cluster) j[role] = addresses;
-  return j.dump();
+  return DumpJson(j);
 }
 
 EnvMap CommonTaskEnv(const TaskEnvInput& in) {
@@ -149,7 +155,7 @@ EnvMap TensorFlowEnv(const TaskEnvInput& in) {
   }
   nlohmann::json tf_config = {{"cluster", cluster},
                               {"task", {{"type", in.role}, {"index", in.index}}}};
-  env["TF_CONFIG"] = tf_config.dump();
+  env["TF_CONFIG"] = DumpJson(tf_config);
   return env;
 }
 
