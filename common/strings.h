@@ -21,6 +21,11 @@ std::optional<int64_t> ParseInt64(std::string_view s);
 // "true"/"false", case-insensitive, as Hadoop's Configuration.getBoolean accepts.
 std::optional<bool> ParseBool(std::string_view s);
 
+// `s` with each byte that does not belong to a well-formed UTF-8 sequence replaced by U+FFFD:
+// for text from outside (a process's stderr) bound for proto3 strings or JSON, which must be
+// UTF-8 (a proto3 message with other bytes fails to parse at the receiver).
+std::string ToValidUtf8(std::string_view s);
+
 // Edit distance, used to suggest the closest known config key.
 size_t EditDistance(std::string_view a, std::string_view b);
 

@@ -359,7 +359,9 @@ int RunExecutor() {
     rpc::ReportResultRequest req;
     *req.mutable_task() = id.Ref();
     req.set_exit_code(exit_code);
-    req.set_diagnostics(diagnostics);
+    // Bytes from the user's stderr: a proto3 string must be UTF-8 or the coordinator drops the
+    // whole report.
+    req.set_diagnostics(ToValidUtf8(diagnostics));
     Status s = client.ReportResult(req, kRpcTimeoutMs);
     if (!s.ok()) TONY_LOG(kWarning) << "could not report the result: " << s.ToString();
   };

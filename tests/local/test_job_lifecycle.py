@@ -84,6 +84,21 @@ def test_failed_worker_fails_the_job_promptly_naming_it(tony, tmp_path):
     assert_nothing_left(tony.home)
 
 
+def test_stderr_that_is_not_utf8_still_names_the_failure(tony, tmp_path):
+    # The last lines of stderr travel to the coordinator in a proto3 string, which must be UTF-8:
+    # Latin-1 output once made the coordinator refuse the whole report (found by fuzz/task_env).
+    src = tmp_path / "src"
+    write(str(src / "latin1.py"),
+          'import sys\nsys.stderr.buffer.write(b"caf\\xe9 went wrong\\n")\nsys.exit(3)\n')
+    conf = tony_xml(str(tmp_path / "tony.xml"),
+                    {"tony.worker.instances": "1", "tony.worker.memory": "256m"})
+    r = tony.run("submit", "--executes", "latin1.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", str(src), "--conf_file", conf)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "last lines of stderr" in r.stdout, r.stdout
+    assert "caf\ufffd went wrong" in r.stdout, r.stdout
+
+
 def test_with_fail_on_worker_failure_false_the_job_runs_on_as_tony_did(tony, tmp_path):
     r = submit(tony, tmp_path, "--shell_env", "MODE=fail1", "--shell_env", "SLOW=3",
                **{"tony.application.fail-on-worker-failure-enabled": "false",
