@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -45,12 +46,26 @@ Status WriteAmInfo(const JobPaths& paths, const AmInfo& info) {
 
 Result<AmInfo> ReadAmInfo(const JobPaths& paths) {
   TONY_ASSIGN_OR_RETURN(std::string text, ReadFile(paths.AmInfo()));
+  return ParseAmInfo(text, paths.AmInfo());
+}
+
+Result<AmInfo> ParseAmInfo(const std::string& text, const std::string& source) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return Internal("malformed " + paths.AmInfo());
+  if (j.is_discarded() || !j.is_object()) return Internal("malformed " + source);
   AmInfo info;
-  info.host = j.value("host", "");
-  info.port = j.value("port", 0);
-  info.pid = j.value("pid", 0);
+  if (auto host = j.find("host"); host != j.end()) {
+    if (!host->is_string()) return Internal("malformed " + source + ": host is not a string");
+    info.host = host->get<std::string>();
+  }
+  for (auto [key, out] : {std::pair{"port", &info.port}, std::pair{"pid", &info.pid}}) {
+    auto v = j.find(key);
+    if (v == j.end()) continue;
+    // Checked before the conversion: a float or a huge number would not fit an int.
+    if (!v->is_number_integer() || v->get<int64_t>() < 0 || v->get<int64_t>() > INT32_MAX) {
+      return Internal("malformed " + source + ": " + key + " is not a non-negative integer");
+    }
+    *out = static_cast<int>(v->get<int64_t>());
+  }
   return info;
 }
 
@@ -67,11 +82,15 @@ Status WriteJobStatus(const JobPaths& paths, const rpc::JobStatus& status) {
 
 Result<rpc::JobStatus> ReadJobStatus(const JobPaths& paths) {
   TONY_ASSIGN_OR_RETURN(std::string text, ReadFile(paths.Status()));
+  return ParseJobStatus(text, paths.Status());
+}
+
+Result<rpc::JobStatus> ParseJobStatus(const std::string& text, const std::string& source) {
   rpc::JobStatus status;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;
   auto s = google::protobuf::util::JsonStringToMessage(text, &status, options);
-  if (!s.ok()) return Internal("malformed " + paths.Status() + ": " + s.ToString());
+  if (!s.ok()) return Internal("malformed " + source + ": " + s.ToString());
   return status;
 }
 

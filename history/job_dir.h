@@ -44,6 +44,10 @@ struct AmInfo {
   std::string Address() const { return host + ":" + std::to_string(port); }
 };
 
+// am.json's and status.json's contents; `source` names the file in errors.
+Result<AmInfo> ParseAmInfo(const std::string& text, const std::string& source);
+Result<rpc::JobStatus> ParseJobStatus(const std::string& text, const std::string& source);
+
 Status WriteAmInfo(const JobPaths& paths, const AmInfo& info);
 Result<AmInfo> ReadAmInfo(const JobPaths& paths);
 
