@@ -98,10 +98,7 @@ Status Connection::SendFrame(std::string_view frame) {
 Result<std::string> Connection::ReadFrameBody(Deadline deadline) {
   std::string len_bytes;
   TONY_RETURN_IF_ERROR(ReadExactly(fd_, 4, &len_bytes, deadline));
-  uint32_t len = ReadBigEndian32(len_bytes.data());
-  if (len > kMaxFrameBytes) {
-    return Internal("IPC reply of " + std::to_string(len) + " bytes exceeds the limit");
-  }
+  TONY_ASSIGN_OR_RETURN(uint32_t len, FrameBodyLength(len_bytes));
   std::string body;
   TONY_RETURN_IF_ERROR(ReadExactly(fd_, len, &body, deadline));
   return body;
@@ -123,16 +120,7 @@ Status Connection::SaslHandshake(bool* use_simple) {
   // Reads the next SASL reply; a FATAL header (call id −1) is an authentication failure.
   auto receive = [&]() -> Result<RpcSaslProto> {
     TONY_ASSIGN_OR_RETURN(std::string body, ReadFrameBody(deadline));
-    TONY_ASSIGN_OR_RETURN(ResponseFrame frame, ParseResponseFrame(body));
-    if (frame.header.status() != RpcResponseHeaderProto::SUCCESS) {
-      return RemoteErrorStatus(frame.header);
-    }
-    if (frame.call_id() != kSaslCallId) {
-      return Internal("SASL: reply with call id " + std::to_string(frame.call_id()));
-    }
-    RpcSaslProto msg;
-    if (!msg.ParseFromString(frame.payload)) return Internal("SASL: cannot parse RpcSaslProto");
-    return msg;
+    return ParseSaslReply(body);
   };
 
   RpcSaslProto negotiate;
@@ -146,17 +134,7 @@ Status Connection::SaslHandshake(bool* use_simple) {
   if (offer.state() != RpcSaslProto::NEGOTIATE) {
     return Internal("SASL: expected NEGOTIATE, got " + SaslStateName(offer.state()));
   }
-  const RpcSaslProto::SaslAuth* chosen = nullptr;
-  std::string offered;
-  for (const auto& auth : offer.auths()) {
-    offered += (offered.empty() ? "" : ", ") + auth.method() + "/" + auth.mechanism();
-    if (chosen == nullptr && auth.method() == "TOKEN" && auth.mechanism() == "DIGEST-MD5") {
-      chosen = &auth;
-    }
-  }
-  if (chosen == nullptr) {
-    return Unauthenticated("SASL: the server offers [" + offered + "], not TOKEN/DIGEST-MD5");
-  }
+  TONY_ASSIGN_OR_RETURN(const RpcSaslProto::SaslAuth* chosen, FindTokenDigestAuth(offer));
   // §2.2: user name and password are the base64 of the token's identifier and password.
   DigestMd5Client digest(Base64Encode(options_.token->identifier),
                          Base64Encode(options_.token->password), chosen->protocol(),

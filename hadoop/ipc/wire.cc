@@ -10,6 +10,7 @@ namespace tony::hadoop::ipc {
 namespace {
 
 using ::hadoop::common::RpcResponseHeaderProto;
+using ::hadoop::common::RpcSaslProto;
 
 // The last component of a Java class name, with any nested-class prefix ("SecretManager$").
 std::string_view SimpleClassName(std::string_view java_class) {
@@ -143,6 +144,38 @@ Result<ResponseFrame> ParseResponseFrame(std::string_view body) {
   }
   frame.payload.assign(body.data() + pos, payload_len);
   return frame;
+}
+
+Result<uint32_t> FrameBodyLength(std::string_view prefix) {
+  if (prefix.size() != 4) return Internal("malformed IPC reply: truncated frame length");
+  uint32_t len = ReadBigEndian32(prefix.data());
+  if (len > kMaxFrameBytes) {
+    return Internal("IPC reply of " + std::to_string(len) + " bytes exceeds the limit of " +
+                    std::to_string(kMaxFrameBytes));
+  }
+  return len;
+}
+
+Result<RpcSaslProto> ParseSaslReply(std::string_view body) {
+  TONY_ASSIGN_OR_RETURN(ResponseFrame frame, ParseResponseFrame(body));
+  if (frame.header.status() != RpcResponseHeaderProto::SUCCESS) {
+    return RemoteErrorStatus(frame.header);
+  }
+  if (frame.call_id() != kSaslCallId) {
+    return Internal("SASL: reply with call id " + std::to_string(frame.call_id()));
+  }
+  RpcSaslProto msg;
+  if (!msg.ParseFromString(frame.payload)) return Internal("SASL: cannot parse RpcSaslProto");
+  return msg;
+}
+
+Result<const RpcSaslProto::SaslAuth*> FindTokenDigestAuth(const RpcSaslProto& offer) {
+  std::string offered;
+  for (const auto& auth : offer.auths()) {
+    if (auth.method() == "TOKEN" && auth.mechanism() == "DIGEST-MD5") return &auth;
+    offered += (offered.empty() ? "" : ", ") + auth.method() + "/" + auth.mechanism();
+  }
+  return Unauthenticated("SASL: the server offers [" + offered + "], not TOKEN/DIGEST-MD5");
 }
 
 Status RemoteErrorStatus(const RpcResponseHeaderProto& header) {

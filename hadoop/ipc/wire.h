@@ -90,6 +90,20 @@ struct ResponseFrame {
 };
 Result<ResponseFrame> ParseResponseFrame(std::string_view body);
 
+// The length of the frame body that the 4-byte big-endian prefix announces (§1.2); an error
+// past kMaxFrameBytes, so that a peer cannot make us allocate what it likes.
+Result<uint32_t> FrameBodyLength(std::string_view prefix);
+
+// A reply to a SASL message (§1.8, §1.9): its RpcSaslProto, or the Status of an ERROR/FATAL
+// header (an authentication failure, §1.7), or an error for a malformed frame or a reply with
+// another call id.
+Result<::hadoop::common::RpcSaslProto> ParseSaslReply(std::string_view body);
+
+// The TOKEN/DIGEST-MD5 entry of the server's NEGOTIATE reply (§1.9 step 2); kUnauthenticated,
+// naming what is offered, when there is none.
+Result<const ::hadoop::common::RpcSaslProto::SaslAuth*> FindTokenDigestAuth(
+    const ::hadoop::common::RpcSaslProto& offer);
+
 // The Status for an ERROR or FATAL reply: the code follows the Java exception class (§1.7) and
 // the message reads "<exception class>: <message>" without the Java stack trace.
 Status RemoteErrorStatus(const ::hadoop::common::RpcResponseHeaderProto& header);
