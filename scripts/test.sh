@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs what is needed, checks formatting, builds
-# tony twice (release, and ASan+UBSan), and runs every CTest tier: unit, local, frameworks, yarn.
+# tony twice (release, and ASan+UBSan), fuzzes each decoder briefly (scripts/fuzz.sh), and runs
+# every CTest tier: unit, local, frameworks, yarn.
 # Usage: scripts/test.sh [ctest args...]   e.g. scripts/test.sh -L unit
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,8 @@ echo "== build (release)"
 bash scripts/build.sh default
 echo "== build (ASan+UBSan)"
 bash scripts/build.sh asan
+echo "== fuzz every decoder for 20 s (clang, libFuzzer; scripts/fuzz.sh)"
+bash scripts/fuzz.sh 20
 
 export TONY_HOME="$(mktemp -d -t tony-test-home-XXXXXX)"
 trap 'rm -rf "$TONY_HOME"' EXIT

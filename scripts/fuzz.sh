@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets (fuzz/, one per decoder of untrusted bytes) with clang's libFuzzer,
+# ASan and UBSan in build-fuzz/, and runs each for a while from its seed corpus and regression
+# inputs. What a run finds goes to build-fuzz/fuzz-out/<target>/: new corpus entries, and a
+# crash-*/leak-*/timeout-*/oom-* input for each failure (fix the decoder, then add the input to
+# fuzz/regressions/<target>/, which every build replays as a unit test).
+# Usage: scripts/fuzz.sh [seconds per target, default 30] [target ...]   e.g. scripts/fuzz.sh 300 credentials
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-30}
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for f in fuzz/*_fuzz.cc; do
+    t=${f#fuzz/}
+    targets+=("${t%_fuzz.cc}")
+  done
+fi
+
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DTONY_FUZZ=ON -DTONY_WERROR=OFF >/dev/null
+log=$(mktemp -t tony-fuzz-build-XXXXXX.log)
+if ! cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/%/_fuzz}" >"$log" 2>&1; then
+  grep -E 'error|FAILED|undefined reference' "$log" | head -n 40 || true
+  echo "fuzz build failed; full log: $log" >&2
+  exit 1
+fi
+rm -f "$log"
+
+failed=()
+for t in "${targets[@]}"; do
+  out=build-fuzz/fuzz-out/$t
+  mkdir -p "$out/corpus"
+  inputs=("$out/corpus" "fuzz/corpus/$t")
+  [ -d "fuzz/regressions/$t" ] && inputs+=("fuzz/regressions/$t")
+  echo "== fuzz $t for ${seconds}s"
+  # New inputs go to the first directory only: the checked-in seeds stay as they are.
+  if ! "build-fuzz/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -artifact_prefix="$out/" -print_final_stats=1 "${inputs[@]}" \
+      >"$out/log" 2>&1; then
+    grep -E '^==[0-9]+==ERROR|SUMMARY|FUZZ_CHECK|Test unit written|runtime error' "$out/log" | head -n 20 || true
+    echo "fuzz $t: FAILED (log: $out/log)" >&2
+    failed+=("$t")
+  else
+    grep -E '^stat::number_of_executed_units|^Done' "$out/log" | tr '\n' ' ' || true
+    echo
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: ${#failed[@]} target(s) failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzz: ${#targets[@]} targets ran ${seconds}s each without a failure"
