@@ -18,6 +18,10 @@ Peers (the framework's own launcher, or what it does, started by hand):
   pytorch    2 ranks with the variables torchrun sets (Debian's torchrun is broken on Python
              3.11), each in its own session as ddp_overhead.py does
   tensorflow 2 processes with a hand-written TF_CONFIG (2 workers on free localhost ports)
+  tensorflow-ps  (--frameworks ...,tensorflow-ps) ParameterServerStrategy: chief, ps and 2
+             workers by hand with hand-written TF_CONFIGs; the chief stamps when the first step
+             it scheduled on a worker is done, and the servers, which never exit, are killed
+             once the chief has (tony stops them itself when the chief succeeds)
   jax        2 processes with JAX_COORDINATOR_ADDRESS=127.0.0.1:<free port>, JAX_NUM_PROCESSES,
              JAX_PROCESS_ID
   horovod    horovodrun --gloo -np 2 -H localhost:2 (horovod 0.28.1's own launcher)
@@ -35,6 +39,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -51,6 +56,9 @@ FRAMEWORKS = {
     "pytorch": {"example": "pytorch-ddp", "python": bu.SYSTEM_PYTHON, "probe": "probe_torch.py"},
     "tensorflow": {"example": "tensorflow-mwms", "python": "/opt/tony-tf/bin/python",
                    "probe": "probe_tf.py", "params": ["--data-dir", TF_DATA]},
+    "tensorflow-ps": {"example": "tensorflow-ps", "python": "/opt/tony-tf/bin/python",
+                      "probe": "probe_tf_ps.py", "params": ["--data-dir", TF_DATA],
+                      "ranks": ["0"], "tracked": 1},
     "jax": {"example": "jax", "python": "/opt/tony-jax/bin/python", "probe": "probe_jax.py"},
     "mxnet": {"example": "mxnet", "python": "/opt/tony-mxnet/bin/python",
               "probe": "probe_mxnet.py"},
@@ -72,10 +80,10 @@ def execution_envs(fw):
     return dict(kv.strip().split("=", 1) for kv in m.group(1).split(",") if kv) if m else {}
 
 
-def read_stamps(d, t0):
+def read_stamps(d, t0, expected=("0", "1")):
     """Per phase: the latest rank's stamp, in seconds after t0."""
     ranks = sorted(os.listdir(d)) if os.path.isdir(d) else []
-    if ranks != ["0", "1"]:
+    if ranks != list(expected):
         raise RuntimeError(f"expected stamps of ranks 0 and 1 in {d}, found {ranks}")
     phases = {}
     for r in ranks:
@@ -106,7 +114,7 @@ def run_tony(tony, fw):
         if rc != 0:
             out.seek(0)
             raise RuntimeError(f"{fw}: tony submit exited {rc}:\n{out.read()[-3000:]}")
-        r = read_stamps(stamps, t0)
+        r = read_stamps(stamps, t0, FRAMEWORKS[fw].get("ranks", ("0", "1")))
         r["wall"] = wall
         return r
     finally:
@@ -128,6 +136,12 @@ def peer_procs(fw, stamps):
         return [(argv, dict(base, TF_CONFIG=json.dumps(
             {"cluster": {"worker": hosts}, "task": {"type": "worker", "index": i}})))
             for i in range(2)]
+    if fw == "tensorflow-ps":
+        cluster = {role: [f"127.0.0.1:{bu.free_port()}" for _ in range(n)]
+                   for role, n in (("chief", 1), ("ps", 1), ("worker", 2))}
+        tasks = [("chief", 0), ("ps", 0), ("worker", 0), ("worker", 1)]
+        return [(argv, dict(base, TF_CONFIG=json.dumps(
+            {"cluster": cluster, "task": {"type": role, "index": i}}))) for role, i in tasks]
     if fw == "jax":
         addr = f"127.0.0.1:{bu.free_port()}"
         return [(argv, dict(base, JAX_COORDINATOR_ADDRESS=addr, JAX_NUM_PROCESSES="2",
@@ -167,13 +181,19 @@ def run_peer(fw):
         procs = [subprocess.Popen(argv, cwd=PROBES, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, start_new_session=True)
                  for argv, env in procs_spec]
-        outs = [p.communicate()[0] for p in procs]
+        # Processes past `tracked` serve until stopped (tensorflow-ps): killed once the tracked
+        # ones are done, as tony stops them.
+        tracked = FRAMEWORKS[fw].get("tracked", len(procs))
+        outs = [p.communicate()[0] for p in procs[:tracked]]
         wall = time.monotonic() - m0
-        for i, p in enumerate(procs):
+        for p in procs[tracked:]:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+        for i, p in enumerate(procs[:tracked]):
             if p.returncode != 0:
                 raise RuntimeError(f"{fw}: peer process {i} exited {p.returncode}:\n"
                                    f"{outs[i][-3000:]}")
-        r = read_stamps(stamps, t0)
+        r = read_stamps(stamps, t0, FRAMEWORKS[fw].get("ranks", ("0", "1")))
         r["wall"] = wall
         return r
     finally:
@@ -198,7 +218,7 @@ def main():
     for fw in fws:
         if not os.access(FRAMEWORKS[fw]["python"], os.X_OK):
             raise SystemExit(f"{fw}: no {FRAMEWORKS[fw]['python']} (scripts/setup-frameworks.sh)")
-    if "tensorflow" in fws:
+    if "tensorflow" in fws or "tensorflow-ps" in fws:
         ensure_tf_data()
 
     print(f"# first training step, 2 workers: tony vs each framework's own launcher; repo HEAD "
