@@ -22,6 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   auto resources = tony::engine::ParseYarnResources(text);
   if (!resources.ok()) return 0;
+  for (const auto& r : *resources) {
+    FUZZ_CHECK(r.file.port >= 0 && r.file.port <= 65535);
+    FUZZ_CHECK(r.file.size >= 0 && r.file.modification_time >= 0);
+  }
   auto again = tony::engine::ParseYarnResources(tony::engine::FormatYarnResources(*resources));
   FUZZ_CHECK(again.ok() && again->size() == resources->size());
   for (size_t i = 0; i < resources->size(); ++i) FUZZ_CHECK(Same((*resources)[i], (*again)[i]));

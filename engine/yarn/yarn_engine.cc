@@ -49,7 +49,10 @@ Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text) {
     auto port = fields_ok ? ParseInt64(f[3]) : std::nullopt;
     auto size = fields_ok ? ParseInt64(f[5]) : std::nullopt;
     auto mtime = fields_ok ? ParseInt64(f[6]) : std::nullopt;
-    if (!port || !size || !mtime) return InvalidArgument("bad resource line: " + line);
+    // A port past 16 bits used to wrap into another port; sizes and times are never negative.
+    if (!port || !size || !mtime || *port < 0 || *port > 65535 || *size < 0 || *mtime < 0) {
+      return InvalidArgument("bad resource line: " + line);
+    }
     out.push_back({f[0],
                    {f[1], f[2], static_cast<int>(*port), f[4], *size, *mtime},
                    f.size() == 8 && f[7] == "ARCHIVE"});
