@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "common/log.h"
 #include "common/strings.h"
 
 namespace tony::hadoop::hdfs {
@@ -88,26 +91,28 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
   return reply;
 }
 
-// §6: errors are {"RemoteException": {"exception", "javaClassName", "message"}}.
-Status ErrorFrom(const Reply& r, const std::string& what) {
-  std::string detail = r.body;
-  std::string exception;
-  auto j = Json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_object() && j.contains("RemoteException")) {
-    const auto& e = j["RemoteException"];
-    exception = e.value("exception", "");
-    detail = e.value("javaClassName", exception) + ": " + e.value("message", "");
-  }
-  std::string m = what + ": HTTP " + std::to_string(r.code) + " " + detail;
-  if (r.code == 404 || exception == "FileNotFoundException") return NotFound(m);
-  if (r.code == 401 || r.code == 403) return PermissionDenied(m);
-  return Internal(m);
+// A field of a JSON object, when it is there with the expected type.
+const Json* Field(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
 }
 
-Result<Json> JsonReply(const Reply& r, const std::string& what) {
-  if (r.code != 200) return ErrorFrom(r, what);
-  auto j = Json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Internal(what + ": not JSON: " + r.body.substr(0, 200));
+std::string StringField(const Json& object, const char* key, std::string fallback = "") {
+  const Json* f = Field(object, key);
+  return f != nullptr && f->is_string() ? f->get<std::string>() : fallback;
+}
+
+// The start of a reply body for an error message: an HTML error page can be long.
+std::string Excerpt(const std::string& body) {
+  constexpr size_t kMaxExcerpt = 300;
+  return body.size() <= kMaxExcerpt ? body : body.substr(0, kMaxExcerpt) + "...";
+}
+
+Result<Json> ParseJson(const std::string& body, const std::string& what) {
+  auto j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Internal(what + ": not a JSON object: " + Excerpt(body));
+  }
   return j;
 }
 
@@ -123,7 +128,91 @@ std::string Escape(const std::string& path) {
   return out.empty() ? "/" : out;
 }
 
+// A request's first step, to the NameNode that answered last, else the next ones in order: one
+// that cannot be reached or answers as the standby is skipped (each tried once).
+Result<Reply> NameNodeExchange(const std::vector<std::string>& namenodes,
+                               std::atomic<size_t>& active, const std::string& method,
+                               const std::function<std::string(const std::string&)>& url) {
+  if (namenodes.empty()) return FailedPrecondition("WebHDFS: no NameNode HTTP address");
+  size_t first = active.load() % namenodes.size();
+  Status last;
+  for (size_t i = 0; i < namenodes.size(); ++i) {
+    size_t index = (first + i) % namenodes.size();
+    auto r = Exchange(method, url(namenodes[index]), nullptr, 0);
+    if (r.ok() && !IsStandbyReply(r->code, r->body)) {
+      if (index != first) {
+        TONY_LOG(kInfo) << "WebHDFS: the active NameNode is " << namenodes[index];
+        active = index;
+      }
+      return r;
+    }
+    last = r.ok() ? Unavailable("NameNode " + namenodes[index] + " is the standby") : r.status();
+    if (namenodes.size() > 1) {
+      TONY_LOG(kWarning) << "WebHDFS: skipping NameNode " << namenodes[index] << ": "
+                         << last.message()
+                         << (i + 1 < namenodes.size()
+                                 ? "; failing over to " + namenodes[(index + 1) % namenodes.size()]
+                                 : "");
+    }
+  }
+  if (namenodes.size() == 1) return last;
+  return last.WithContext("no active NameNode among " + Join(namenodes, ", "));
+}
+
 }  // namespace
+
+bool IsStandbyReply(long http_code, const std::string& body) {
+  return http_code == 403 && body.find("StandbyException") != std::string::npos;
+}
+
+Status ErrorFromReply(long http_code, const std::string& body, const std::string& what) {
+  // §6: errors are {"RemoteException": {"exception", "javaClassName", "message"}}.
+  std::string detail = Excerpt(body);
+  std::string exception;
+  auto j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (const Json* e = j.is_object() ? Field(j, "RemoteException") : nullptr;
+      e != nullptr && e->is_object()) {
+    exception = StringField(*e, "exception");
+    detail = StringField(*e, "javaClassName", exception) + ": " + StringField(*e, "message");
+  }
+  std::string m = what + ": HTTP " + std::to_string(http_code) + " " + detail;
+  if (http_code == 404 || exception == "FileNotFoundException") return NotFound(m);
+  if (http_code == 401 || http_code == 403) return PermissionDenied(m);
+  return Internal(m);
+}
+
+Result<FileStatus> ParseFileStatusReply(const std::string& body, const std::string& what) {
+  TONY_ASSIGN_OR_RETURN(Json j, ParseJson(body, what));
+  const Json* f = Field(j, "FileStatus");
+  if (f == nullptr || !f->is_object()) {
+    return Internal(what + ": no FileStatus in " + Excerpt(body));
+  }
+  FileStatus s;
+  for (auto [key, out] :
+       {std::pair{"length", &s.length}, std::pair{"modificationTime", &s.modification_time}}) {
+    const Json* v = Field(*f, key);
+    if (v == nullptr) continue;
+    if (!v->is_number_integer() ||
+        (v->is_number_unsigned() &&
+         v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))) {
+      return Internal(what + ": FileStatus." + key + " is not an integer: " + v->dump());
+    }
+    *out = v->get<int64_t>();
+  }
+  s.type = StringField(*f, "type");
+  s.permission = StringField(*f, "permission");
+  s.owner = StringField(*f, "owner");
+  return s;
+}
+
+Result<bool> ParseBooleanReply(const std::string& body, const std::string& what) {
+  TONY_ASSIGN_OR_RETURN(Json j, ParseJson(body, what));
+  const Json* b = Field(j, "boolean");
+  if (b == nullptr || !b->is_boolean()) {
+    return Internal(what + ": no \"boolean\" in " + Excerpt(body));
+  }
+  return b->get<bool>();
+}
 
 Result<std::string> HttpGet(const std::string& url) {
   TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", url, nullptr, 0));
@@ -134,20 +223,23 @@ Result<std::string> HttpGet(const std::string& url) {
   return std::move(r.body);
 }
 
-WebHdfs::WebHdfs(std::string http_address, std::string user)
-    : http_address_(std::move(http_address)), user_(std::move(user)) {}
+WebHdfs::WebHdfs(std::string http_addresses, std::string user)
+    : namenodes_(SplitTrimmed(http_addresses, ',')), user_(std::move(user)) {}
 
-std::string WebHdfs::Url(const std::string& path, const std::string& op_and_params) const {
-  return "http://" + http_address_ + "/webhdfs/v1" + Escape(path) + "?" + op_and_params +
+std::string WebHdfs::Url(const std::string& namenode, const std::string& path,
+                         const std::string& op_and_params) const {
+  return "http://" + namenode + "/webhdfs/v1" + Escape(path) + "?" + op_and_params +
          "&user.name=" + user_;
 }
 
 Status WebHdfs::Mkdirs(const std::string& path, const std::string& permission) {
   std::string what = "WebHDFS MKDIRS " + path;
-  TONY_ASSIGN_OR_RETURN(
-      Reply r, Exchange("PUT", Url(path, "op=MKDIRS&permission=" + permission), nullptr, 0));
-  TONY_ASSIGN_OR_RETURN(Json j, JsonReply(r, what));
-  if (!j.value("boolean", false)) return Internal(what + ": the NameNode answered false");
+  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(namenodes_, active_, "PUT", [&](auto& nn) {
+                          return Url(nn, path, "op=MKDIRS&permission=" + permission);
+                        }));
+  if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
+  TONY_ASSIGN_OR_RETURN(bool made, ParseBooleanReply(r.body, what));
+  if (!made) return Internal(what + ": the NameNode answered false");
   return Status::Ok();
 }
 
@@ -165,10 +257,10 @@ Status WebHdfs::CreateImpl(const std::string& path, const std::string* data,
                            const std::string* local_path, const std::string& permission) {
   std::string what = "WebHDFS CREATE " + path;
   // Step 1: the NameNode names a DataNode (§6).
-  TONY_ASSIGN_OR_RETURN(
-      Reply r,
-      Exchange("PUT", Url(path, "op=CREATE&overwrite=true&permission=" + permission), nullptr, 0));
-  if (r.code != 307 || r.location.empty()) return ErrorFrom(r, what);
+  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(namenodes_, active_, "PUT", [&](auto& nn) {
+                          return Url(nn, path, "op=CREATE&overwrite=true&permission=" + permission);
+                        }));
+  if (r.code != 307 || r.location.empty()) return ErrorFromReply(r.code, r.body, what);
   // Step 2: the bytes go to the DataNode.
   Body body;
   int64_t size = 0;
@@ -185,43 +277,39 @@ Status WebHdfs::CreateImpl(const std::string& path, const std::string* data,
     size = static_cast<int64_t>(data->size());
   }
   TONY_ASSIGN_OR_RETURN(Reply w, Exchange("PUT", r.location, &body, size));
-  if (w.code != 201) return ErrorFrom(w, what + " (DataNode)");
+  if (w.code != 201) return ErrorFromReply(w.code, w.body, what + " (DataNode)");
   return Status::Ok();
 }
 
 Result<FileStatus> WebHdfs::GetFileStatus(const std::string& path) {
   std::string what = "WebHDFS GETFILESTATUS " + path;
-  TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", Url(path, "op=GETFILESTATUS"), nullptr, 0));
-  TONY_ASSIGN_OR_RETURN(Json j, JsonReply(r, what));
-  if (!j.contains("FileStatus")) return Internal(what + ": no FileStatus in " + r.body);
-  const auto& f = j["FileStatus"];
-  FileStatus s;
-  s.length = f.value("length", int64_t{0});
-  s.modification_time = f.value("modificationTime", int64_t{0});
-  s.type = f.value("type", "");
-  s.permission = f.value("permission", "");
-  s.owner = f.value("owner", "");
-  return s;
+  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(namenodes_, active_, "GET", [&](auto& nn) {
+                          return Url(nn, path, "op=GETFILESTATUS");
+                        }));
+  if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
+  return ParseFileStatusReply(r.body, what);
 }
 
 Result<std::string> WebHdfs::Open(const std::string& path) {
   std::string what = "WebHDFS OPEN " + path;
-  TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", Url(path, "op=OPEN"), nullptr, 0));
+  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(namenodes_, active_, "GET", [&](auto& nn) {
+                          return Url(nn, path, "op=OPEN");
+                        }));
   if (r.code == 307 && !r.location.empty()) {
     TONY_ASSIGN_OR_RETURN(r, Exchange("GET", r.location, nullptr, 0));
   }
-  if (r.code != 200) return ErrorFrom(r, what);
+  if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   return r.body;
 }
 
 Result<bool> WebHdfs::Delete(const std::string& path, bool recursive) {
   std::string what = "WebHDFS DELETE " + path;
-  TONY_ASSIGN_OR_RETURN(Reply r, Exchange("DELETE",
-                                          Url(path, std::string("op=DELETE&recursive=") +
-                                                        (recursive ? "true" : "false")),
-                                          nullptr, 0));
-  TONY_ASSIGN_OR_RETURN(Json j, JsonReply(r, what));
-  return j.value("boolean", false);
+  TONY_ASSIGN_OR_RETURN(
+      Reply r, NameNodeExchange(namenodes_, active_, "DELETE", [&](auto& nn) {
+        return Url(nn, path, std::string("op=DELETE&recursive=") + (recursive ? "true" : "false"));
+      }));
+  if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
+  return ParseBooleanReply(r.body, what);
 }
 
 }  // namespace tony::hadoop::hdfs

@@ -6,8 +6,10 @@
 // Thread-safety: each call uses its own curl handle; an instance may be shared.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -21,14 +23,33 @@ struct FileStatus {
   std::string owner;
 };
 
+// The NameNode's JSON replies (§6), decoded apart from the HTTP exchange. `what` names the
+// request in errors ("WebHDFS GETFILESTATUS /user/me/x").
+// The FileStatus of a 200 GETFILESTATUS reply: {"FileStatus": {"length", "modificationTime",
+// "type", "permission", "owner", ...}}.
+Result<FileStatus> ParseFileStatusReply(const std::string& body, const std::string& what);
+// The "boolean" of a 200 MKDIRS or DELETE reply: {"boolean": true}.
+Result<bool> ParseBooleanReply(const std::string& body, const std::string& what);
+// The Status of an unexpected reply: kNotFound for 404 or a FileNotFoundException,
+// kPermissionDenied for 401/403, else kInternal; the message has the RemoteException's class and
+// message when the body is {"RemoteException": {"exception", "javaClassName", "message"}}.
+Status ErrorFromReply(long http_code, const std::string& body, const std::string& what);
+
 // A plain HTTP GET (e.g. a NodeManager's container log web service): the body on 200, else an
 // error with the status code and the start of the body.
 Result<std::string> HttpGet(const std::string& url);
 
+// Whether a NameNode's reply says it is the standby of an HA pair: 403 with a StandbyException
+// RemoteException ("Operation category WRITE is not supported in state standby").
+bool IsStandbyReply(long http_code, const std::string& body);
+
 class WebHdfs {
  public:
-  // `http_address`: "host:port" of the NameNode's HTTP server (dfs.namenode.http-address).
-  WebHdfs(std::string http_address, std::string user);
+  // `http_addresses`: "host:port" of the NameNode's HTTP server (dfs.namenode.http-address), or
+  // of each NameNode of an HA nameservice, comma-separated, in dfs.ha.namenodes order. A request
+  // goes to the NameNode that answered last; one that cannot be reached or says it is the
+  // standby is skipped for the next (each at most once per request).
+  WebHdfs(std::string http_addresses, std::string user);
 
   Status Mkdirs(const std::string& path, const std::string& permission = "755");
   // Two-step CREATE (§6); overwrites. The bytes come from memory or from a local file.
@@ -44,12 +65,13 @@ class WebHdfs {
   const std::string& user() const { return user_; }
 
  private:
-  std::string Url(const std::string& path, const std::string& op_and_params) const;
+  std::string Url(const std::string& namenode, const std::string& path,
+                  const std::string& op_and_params) const;
   Status CreateImpl(const std::string& path, const std::string* data, const std::string* local_path,
                     const std::string& permission);
-
-  std::string http_address_;
+  std::vector<std::string> namenodes_;
   std::string user_;
+  std::atomic<size_t> active_{0};  // index into namenodes_
 };
 
 }  // namespace tony::hadoop::hdfs

@@ -1,0 +1,23 @@
+// The NameNode's WebHDFS replies (HADOOP-IPC.md §6): GETFILESTATUS's FileStatus (whose length
+// and modification time go into every LocalResource), MKDIRS/DELETE's boolean and the
+// RemoteException of an error, for any HTTP code.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz/fuzz_check.h"
+#include "hadoop/hdfs/webhdfs.h"
+
+namespace hdfs = tony::hadoop::hdfs;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string body(reinterpret_cast<const char*>(data), size);
+  (void)hdfs::ParseFileStatusReply(body, "WebHDFS GETFILESTATUS /fuzz");
+  (void)hdfs::ParseBooleanReply(body, "WebHDFS DELETE /fuzz");
+  for (long code : {200L, 307L, 403L, 404L, 500L}) {
+    tony::Status s = hdfs::ErrorFromReply(code, body, "WebHDFS OPEN /fuzz");
+    FUZZ_CHECK(!s.ok());
+    FUZZ_CHECK(s.message().size() < 1000 + 2 * size);
+  }
+  return 0;
+}
