@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto resources = tony::engine::ParseYarnResources(text);
   if (!resources.ok()) return 0;
   for (const auto& r : *resources) {
-    FUZZ_CHECK(r.file.port >= 0 && r.file.port <= 65535);
+    FUZZ_CHECK(r.file.port >= -1 && r.file.port <= 65535);  // -1: no port (HA nameservice)
     FUZZ_CHECK(r.file.size >= 0 && r.file.modification_time >= 0);
   }
   auto again = tony::engine::ParseYarnResources(tony::engine::FormatYarnResources(*resources));

@@ -49,8 +49,9 @@ Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text) {
     auto port = fields_ok ? ParseInt64(f[3]) : std::nullopt;
     auto size = fields_ok ? ParseInt64(f[5]) : std::nullopt;
     auto mtime = fields_ok ? ParseInt64(f[6]) : std::nullopt;
-    // A port past 16 bits used to wrap into another port; sizes and times are never negative.
-    if (!port || !size || !mtime || *port < 0 || *port > 65535 || *size < 0 || *mtime < 0) {
+    // A port past 16 bits used to wrap into another port; -1 is "none" (an HA nameservice,
+    // hdfs://<ns>/path); sizes and times are never negative.
+    if (!port || !size || !mtime || *port < -1 || *port > 65535 || *size < 0 || *mtime < 0) {
       return InvalidArgument("bad resource line: " + line);
     }
     out.push_back({f[0],
@@ -61,9 +62,16 @@ Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text) {
 }
 
 YarnEngine::YarnEngine(asio::io_context& io, JobSpec spec, YarnEngineOptions options)
-    : io_(io), spec_(std::move(spec)), options_(std::move(options)), heartbeat_timer_(io) {}
+    : io_(io),
+      spec_(std::move(spec)),
+      options_(std::move(options)),
+      heartbeat_timer_(io),
+      rm_work_(asio::make_work_guard(rm_io_)) {}
 
-YarnEngine::~YarnEngine() { Shutdown(); }
+YarnEngine::~YarnEngine() {
+  Shutdown();
+  if (rm_thread_.joinable()) rm_thread_.join();
+}
 
 Status YarnEngine::Start(EngineListener* listener) {
   listener_ = listener;
@@ -91,6 +99,7 @@ Status YarnEngine::Start(EngineListener* listener) {
                                hadoop::yarn::ToString(max));
     }
   }
+  rm_thread_ = std::thread([this] { rm_io_.run(); });
   ScheduleHeartbeat(kIdleHeartbeat);
   return Status::Ok();
 }
@@ -125,8 +134,21 @@ void YarnEngine::ScheduleHeartbeat(std::chrono::milliseconds delay) {
 }
 
 void YarnEngine::Heartbeat() {
-  if (shut_down_ || rm_ == nullptr) return;
-  auto response = rm_->Allocate(0.5f);
+  // A heartbeat still out (an RM failing over) answers for this one too: the asks added
+  // meanwhile go with the next.
+  if (shut_down_ || rm_ == nullptr || heartbeat_in_flight_) return;
+  heartbeat_in_flight_ = true;
+  asio::post(rm_io_, [this] {
+    auto response = rm_->Allocate(0.5f);
+    asio::post(io_, [this, response = std::move(response)]() mutable {
+      OnHeartbeat(std::move(response));
+    });
+  });
+}
+
+void YarnEngine::OnHeartbeat(Result<pb::AllocateResponseProto> response) {
+  heartbeat_in_flight_ = false;
+  if (shut_down_) return;
   if (!response.ok()) {
     // The same response id is sent again next time; the RM answers a repeat from its cache.
     ++failed_heartbeats_;
@@ -177,7 +199,7 @@ void YarnEngine::HandleCompleted(const pb::ContainerStatusProto& status) {
   if (listener_ != nullptr) listener_->OnContainerCompleted(id, code, diagnostics);
 }
 
-const hadoop::security::Token* YarnEngine::NmTokenFor(const Container& c) const {
+std::optional<hadoop::security::Token> YarnEngine::NmTokenFor(const Container& c) const {
   return rm_->NmToken(c.proto.nodeid().host() + ":" + std::to_string(c.proto.nodeid().port()));
 }
 
@@ -212,8 +234,8 @@ Status YarnEngine::Launch(const LaunchSpec& spec) {
   auto it = containers_.find(spec.container_id);
   if (it == containers_.end()) return NotFound("no container " + spec.container_id);
   Container& c = it->second;
-  const hadoop::security::Token* token = NmTokenFor(c);
-  if (token == nullptr) {
+  std::optional<hadoop::security::Token> token = NmTokenFor(c);
+  if (!token) {
     return FailedPrecondition("no NMToken for node " + c.proto.nodeid().host() + ":" +
                               std::to_string(c.proto.nodeid().port()));
   }
@@ -257,9 +279,9 @@ void YarnEngine::Stop(const std::string& container_id, int64_t /*grace_ms*/) {
   c.stopping = true;
   // The NM sends SIGTERM to the container's process group, then SIGKILL (§5); the completed
   // status arrives through allocate with -105.
-  const hadoop::security::Token* token = NmTokenFor(c);
-  Status s = token == nullptr ? FailedPrecondition("no NMToken")
-                              : nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *token);
+  std::optional<hadoop::security::Token> token = NmTokenFor(c);
+  Status s = !token ? FailedPrecondition("no NMToken")
+                    : nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *token);
   if (!s.ok()) TONY_LOG(kWarning) << "stopping " << container_id << ": " << s.ToString();
 }
 
@@ -274,11 +296,14 @@ void YarnEngine::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   heartbeat_timer_.cancel();
-  if (rm_ == nullptr || !registered_) return;
+  if (rm_ == nullptr || !registered_) {
+    rm_work_.reset();
+    return;
+  }
   for (auto& [id, c] : containers_) {
     if (!c.launched) continue;
-    const hadoop::security::Token* token = NmTokenFor(c);
-    if (token != nullptr) (void)nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *token);
+    std::optional<hadoop::security::Token> token = NmTokenFor(c);
+    if (token) (void)nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *token);
   }
   containers_.clear();
   // The coordinator wrote the job's end to status.json before shutting the engine down.
@@ -290,14 +315,20 @@ void YarnEngine::Shutdown() {
     if (status->final_status() == "KILLED") final_status = pb::APP_KILLED;
     diagnostics = status->final_status() + ": " + status->message();
   }
-  Status s = rm_->Finish(final_status, diagnostics.substr(0, 8000), "", 30s);
-  if (!s.ok()) {
-    TONY_LOG(kError) << "unregistering from the ResourceManager: " << s.ToString();
-    return;
-  }
-  TONY_LOG(kInfo) << "unregistered from the ResourceManager: "
-                  << hadoop::yarn::FinalStatusName(final_status);
-  if (options_.after_unregister) options_.after_unregister();
+  // The unregister goes on the RM thread, after any heartbeat still out: an RM failing over
+  // must not hold the loop that gives the client the job's final status. The destructor waits
+  // for it, so the AM does not exit before the RM has its result.
+  asio::post(rm_io_, [this, final_status, diagnostics = diagnostics.substr(0, 8000)] {
+    Status s = rm_->Finish(final_status, diagnostics, "", 30s);
+    if (!s.ok()) {
+      TONY_LOG(kError) << "unregistering from the ResourceManager: " << s.ToString();
+      return;
+    }
+    TONY_LOG(kInfo) << "unregistered from the ResourceManager: "
+                    << hadoop::yarn::FinalStatusName(final_status);
+    if (options_.after_unregister) options_.after_unregister();
+  });
+  rm_work_.reset();  // the thread ends when the unregister is done
 }
 
 }  // namespace tony::engine

@@ -18,5 +18,19 @@ TEST(YarnResourcesTest, ListingKeepsTheArchiveType) {
   EXPECT_FALSE(ParseYarnResources("a\thdfs\tnn\t1\t/p\t1\t2\tZIP\n").ok());
 }
 
+// An HA nameservice's files are hdfs://<ns>/path: no port (-1). The AM must read them back; a
+// port outside 16 bits is still refused.
+TEST(YarnResourcesTest, NameserviceWithoutAPortRoundTripsAndBadPortsAreRefused) {
+  std::vector<YarnResource> in = {
+      {"tony-bundle", {"hdfs", "tonyns", -1, "/s/tony-bundle.tar.gz", 10, 20}, true}};
+  auto out = ParseYarnResources(FormatYarnResources(in));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].file.host, "tonyns");
+  EXPECT_EQ((*out)[0].file.port, -1);
+  EXPECT_FALSE(ParseYarnResources("a\thdfs\tnn\t65536\t/p\t1\t2\n").ok());
+  EXPECT_FALSE(ParseYarnResources("a\thdfs\tnn\t-2\t/p\t1\t2\n").ok());
+}
+
 }  // namespace
 }  // namespace tony::engine
