@@ -18,7 +18,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "config/job_spec.h"
@@ -96,11 +98,12 @@ class YarnEngine final : public Engine {
 
   void ScheduleHeartbeat(std::chrono::milliseconds delay);
   void Heartbeat();
+  void OnHeartbeat(Result<hadoop::yarn::pb::AllocateResponseProto> response);
   void HandleAllocated(const hadoop::yarn::pb::ContainerProto& container);
   void HandleCompleted(const hadoop::yarn::pb::ContainerStatusProto& status);
   int PriorityOf(const std::string& role);
   hadoop::yarn::pb::ContainerLaunchContextProto BuildLaunchContext(const LaunchSpec& spec) const;
-  const hadoop::security::Token* NmTokenFor(const Container& c) const;
+  std::optional<hadoop::security::Token> NmTokenFor(const Container& c) const;
 
   asio::io_context& io_;
   JobSpec spec_;
@@ -115,6 +118,14 @@ class YarnEngine final : public Engine {
   int failed_heartbeats_ = 0;
   bool registered_ = false;
   bool shut_down_ = false;
+  // allocate and the final unregister run on a thread of its own, so that an RM failover (pauses
+  // of seconds between attempts) or a slow RM never stalls the coordinator's loop: executors'
+  // heartbeats and the client's status calls are answered meanwhile. One call at a time; an
+  // allocate's result is posted back to the loop. The destructor waits for the unregister.
+  asio::io_context rm_io_;
+  asio::executor_work_guard<asio::io_context::executor_type> rm_work_;
+  std::thread rm_thread_;
+  bool heartbeat_in_flight_ = false;
 };
 
 }  // namespace tony::engine

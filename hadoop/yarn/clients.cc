@@ -177,24 +177,30 @@ Result<pb::RegisterApplicationMasterResponseProto> AmRmClient::Register(
 
 void AmRmClient::AddContainerRequest(int priority, const Resource& capability,
                                      const std::string& node_label, int count) {
+  std::lock_guard<std::mutex> lock(mu_);
   Ask& ask = asks_[priority];
   ask.priority = priority;
   ask.capability = capability;
   ask.node_label = node_label;
   ask.outstanding += count;
-  changed_[priority] = true;
+  changed_[priority] = ++changes_;
 }
 
 bool AmRmClient::OnContainerAllocated(int priority) {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = asks_.find(priority);
   if (it == asks_.end() || it->second.outstanding <= 0) return false;
   --it->second.outstanding;
   return true;
 }
 
-void AmRmClient::ReleaseContainer(const pb::ContainerIdProto& id) { releases_.push_back(id); }
+void AmRmClient::ReleaseContainer(const pb::ContainerIdProto& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  releases_.push_back(id);
+}
 
 int AmRmClient::Outstanding() const {
+  std::lock_guard<std::mutex> lock(mu_);
   int n = 0;
   for (const auto& [p, ask] : asks_) n += ask.outstanding;
   return n;
@@ -212,32 +218,48 @@ Result<pb::AllocateResponseProto> AmRmClient::Allocate(float progress) {
       rpc_.Call("registerApplicationMaster", registration_, &registered, kCallTimeout)
           .WithContext("registerApplicationMaster again after a ResourceManager failover"));
   response_id_ = 0;
-  for (const auto& [priority, ask] : asks_) changed_[priority] = true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [priority, ask] : asks_) changed_[priority] = ++changes_;
+  }
   return AllocateOnce(progress);
 }
 
 Result<pb::AllocateResponseProto> AmRmClient::AllocateOnce(float progress) {
   pb::AllocateRequestProto req;
-  for (const auto& [priority, changed] : changed_) {
-    if (!changed) continue;
-    const Ask& ask = asks_[priority];
-    auto* rr = req.add_ask();
-    rr->mutable_priority()->set_priority(priority);
-    rr->set_resource_name("*");  // §4.4: always the "*" request
-    *rr->mutable_capability() = ToProto(ask.capability);
-    rr->set_num_containers(ask.outstanding);
-    rr->set_relax_locality(true);
-    if (!ask.node_label.empty()) rr->set_node_label_expression(ask.node_label);
+  std::map<int, uint64_t> sent;  // the changes this request carries
+  size_t released = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [priority, change] : changed_) {
+      const Ask& ask = asks_[priority];
+      auto* rr = req.add_ask();
+      rr->mutable_priority()->set_priority(priority);
+      rr->set_resource_name("*");  // §4.4: always the "*" request
+      *rr->mutable_capability() = ToProto(ask.capability);
+      rr->set_num_containers(ask.outstanding);
+      rr->set_relax_locality(true);
+      if (!ask.node_label.empty()) rr->set_node_label_expression(ask.node_label);
+      sent[priority] = change;
+    }
+    for (const auto& id : releases_) *req.add_release() = id;
+    released = releases_.size();
   }
-  for (const auto& id : releases_) *req.add_release() = id;
   req.set_response_id(response_id_);
   req.set_progress(progress);
   pb::AllocateResponseProto r;
   TONY_RETURN_IF_ERROR(rpc_.Call("allocate", req, &r, kCallTimeout).WithContext("allocate"));
-  changed_.clear();
-  releases_.clear();
   response_id_ = r.response_id();
-  for (const auto& t : r.nm_tokens()) nm_tokens_[NodeAddress(t.nodeid())] = FromProto(t.token());
+  {
+    // What changed while the call was out goes with the next heartbeat.
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [priority, change] : sent) {
+      auto it = changed_.find(priority);
+      if (it != changed_.end() && it->second == change) changed_.erase(it);
+    }
+    releases_.erase(releases_.begin(), releases_.begin() + static_cast<std::ptrdiff_t>(released));
+    for (const auto& t : r.nm_tokens()) nm_tokens_[NodeAddress(t.nodeid())] = FromProto(t.token());
+  }
   if (r.has_am_rm_token()) {
     // §4.4: the RM keeps sending the token of its next master key while the caller's connection
     // is authenticated with an older one, and forgets the old key when it activates the next.
@@ -279,9 +301,11 @@ Status AmRmClient::Finish(pb::FinalApplicationStatusProto status, const std::str
   }
 }
 
-const security::Token* AmRmClient::NmToken(const std::string& node_address) const {
+std::optional<security::Token> AmRmClient::NmToken(const std::string& node_address) const {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = nm_tokens_.find(node_address);
-  return it == nm_tokens_.end() ? nullptr : &it->second;
+  if (it == nm_tokens_.end()) return std::nullopt;
+  return it->second;
 }
 
 // --- NmClient (§4.5) ----------------------------------------------------------------------

@@ -8,8 +8,11 @@
 //                     that node's NMToken (§4.5)
 // Every call is synchronous and returns tony::Status; remote Java exceptions keep their class
 // name in the message (hadoop/ipc).
-// Thread-safety: ApplicationClient and NmClient may be shared; AmRmClient is for one thread
-// (the AM's heartbeat), as the RM's response-id protocol is sequential anyway.
+// Thread-safety: ApplicationClient and NmClient may be shared. AmRmClient's calls to the RM
+// (Register, Allocate, Finish) are for one thread at a time, as the RM's response-id protocol is
+// sequential anyway; its ask bookkeeping (AddContainerRequest, OnContainerAllocated,
+// ReleaseContainer, Outstanding, NmToken) may be used from another thread meanwhile, so the AM
+// can heartbeat off its event loop.
 #pragma once
 
 #include <chrono>
@@ -118,7 +121,8 @@ class AmRmClient {
   Status Finish(pb::FinalApplicationStatusProto status, const std::string& diagnostics,
                 const std::string& tracking_url, std::chrono::milliseconds timeout);
 
-  const security::Token* NmToken(const std::string& node_address) const;
+  // The NMToken of the node "host:port" from the last allocate that carried one.
+  std::optional<security::Token> NmToken(const std::string& node_address) const;
   int32_t response_id() const { return response_id_; }
   ipc::ServerAddress Current() const { return rpc_.Current(); }
 
@@ -127,9 +131,13 @@ class AmRmClient {
 
   ipc::FailoverRpcClient rpc_;
   pb::RegisterApplicationMasterRequestProto registration_;  // for a re-register after failover
-  int32_t response_id_ = 0;
-  std::map<int, Ask> asks_;  // by priority
-  std::map<int, bool> changed_;
+  int32_t response_id_ = 0;                                 // the calling thread's
+
+  // The ask bookkeeping, shared with the thread that makes the calls.
+  mutable std::mutex mu_;
+  std::map<int, Ask> asks_;          // by priority
+  std::map<int, uint64_t> changed_;  // priority -> change number, until an allocate carried it
+  uint64_t changes_ = 0;
   std::vector<pb::ContainerIdProto> releases_;
   std::map<std::string, security::Token> nm_tokens_;
 };

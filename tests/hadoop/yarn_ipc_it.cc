@@ -290,9 +290,9 @@ TEST_F(YarnIpcTest, TypedAmAllocatesStartsAndStopsContainers) {
   std::map<std::string, int> expected;
   for (size_t i = 0; i < got.size(); ++i) {
     const auto& c = got[i];
-    const security::Token* token =
+    std::optional<security::Token> token =
         am.NmToken(c.nodeid().host() + ":" + std::to_string(c.nodeid().port()));
-    ASSERT_NE(token, nullptr) << "no NMToken for " << c.nodeid().host();
+    ASSERT_TRUE(token.has_value()) << "no NMToken for " << c.nodeid().host();
     yarn::pb::ContainerLaunchContextProto launch;
     yarn::AddEnvironment(&launch, "TONY_IT", "1");
     launch.add_command(i == 0 ? "exit 7" : "sleep 60");
@@ -302,8 +302,9 @@ TEST_F(YarnIpcTest, TypedAmAllocatesStartsAndStopsContainers) {
   }
   std::this_thread::sleep_for(1s);
   const auto& sleeper = got[1];
-  const security::Token* token =
+  std::optional<security::Token> token =
       am.NmToken(sleeper.nodeid().host() + ":" + std::to_string(sleeper.nodeid().port()));
+  ASSERT_TRUE(token.has_value());
   auto st = nm.GetContainerStatus(sleeper.id(), sleeper.nodeid(), *token);
   ASSERT_TRUE(st.ok()) << st.status().ToString();
   ASSERT_TRUE(nm.StopContainer(sleeper.id(), sleeper.nodeid(), *token).ok());

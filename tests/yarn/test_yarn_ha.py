@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.request
 import xml.etree.ElementTree as ET
 
@@ -45,8 +46,19 @@ class HaCluster:
         self.proc.stdin.flush()
         line = read_line_until(self.proc, "MINICLUSTER FAILED OVER", timeout)
         new_active = line.split()[-1]
+        if self.active is None:  # after standby(): the harness makes rm0 active
+            assert new_active == "rm0", line
+            self.active, self.standby = "rm0", "rm1"
+            return
         assert new_active == self.standby, line
         self.active, self.standby = self.standby, self.active
+
+    def no_active(self, timeout=120):
+        """The active RM becomes the standby: none is active until the next failover()."""
+        self.proc.stdin.write("standby\n")
+        self.proc.stdin.flush()
+        read_line_until(self.proc, "MINICLUSTER NO ACTIVE RM", timeout)
+        self.active, self.standby = None, self.active
 
     def property(self, file, key):
         return site_properties(os.path.join(self.conf_dir, file)).get(key)
@@ -264,3 +276,4 @@ def test_running_job_survives_a_resource_manager_failover(ha_cluster, tmp_path):
     assert app["finalStatus"] == "SUCCEEDED", app
     tasks = tony.status(app_id)["tasks"]
     assert [t["state"] for t in tasks] == ["SUCCEEDED", "SUCCEEDED"], tasks
+

@@ -149,12 +149,23 @@ final class Ha {
     int active = yarn.getActiveRMIndex();
     int next = active == 0 ? 1 : 0;
     StateChangeRequestInfo req = new StateChangeRequestInfo(RequestSource.REQUEST_BY_USER);
-    System.err.println("minicluster: failing over from " + RM_IDS[active] + " to " + RM_IDS[next]);
+    System.err.println("minicluster: failing over from "
+        + (active >= 0 ? RM_IDS[active] : "no active RM") + " to " + RM_IDS[next]);
     if (active >= 0) {
       yarn.getResourceManager(active).getRMContext().getRMAdminService().transitionToStandby(req);
     }
     yarn.getResourceManager(next).getRMContext().getRMAdminService().transitionToActive(req);
     return RM_IDS[next];
+  }
+
+  // Makes the active RM the standby: no RM is active until the next failover().
+  static void standby(MiniYARNCluster yarn) throws Exception {
+    int active = yarn.getActiveRMIndex();
+    System.err.println("minicluster: " + (active >= 0 ? RM_IDS[active] : "no RM") + " to standby");
+    if (active >= 0) {
+      yarn.getResourceManager(active).getRMContext().getRMAdminService()
+          .transitionToStandby(new StateChangeRequestInfo(RequestSource.REQUEST_BY_USER));
+    }
   }
 
   private static HAServiceProtocol.HAServiceState state(ResourceManager rm) throws IOException {

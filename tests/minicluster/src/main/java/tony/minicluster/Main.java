@@ -130,12 +130,18 @@ public final class Main {
     System.out.flush();
 
     // Runs until the parent closes our stdin; with --ha a line "failover" makes the active RM the
-    // standby and the other one active, then prints "MINICLUSTER FAILED OVER <new active id>".
+    // standby and the other one active, then prints "MINICLUSTER FAILED OVER <new active id>";
+    // a line "standby" makes the active RM the standby, leaving none active (as during a failover
+    // that takes its time), then prints "MINICLUSTER NO ACTIVE RM".
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null; line = in.readLine()) {
       if (ha && line.trim().equals("failover")) {
         String active = Ha.failover(yarn);
         System.out.println("MINICLUSTER FAILED OVER " + active);
+        System.out.flush();
+      } else if (ha && line.trim().equals("standby")) {
+        Ha.standby(yarn);
+        System.out.println("MINICLUSTER NO ACTIVE RM");
         System.out.flush();
       }
     }
