@@ -265,6 +265,11 @@ int Submit(const SubmitOptions& o) {
   if (engine != "local") {
     return fail_input(InvalidArgument("--engine " + engine + ": expected local or yarn"));
   }
+  if (spec->docker_enabled) {
+    std::cerr << "tony: warning: tony.docker.enabled is true, but the local engine runs every task "
+                 "as a plain process here, not in its image (YARN's Docker runtime runs images; "
+                 "use --engine yarn)\n";
+  }
   s = engine::CheckFitsLocally(*spec, engine::DetectCapacity(*spec));
   if (!s.ok()) return fail_input(s);
 

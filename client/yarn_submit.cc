@@ -331,6 +331,9 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
                        hadoop::FormatFailoverPolicy(cluster->conf.rm_failover));
   yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
+  if (spec.docker_enabled) {
+    yarn::AddDockerRuntime(&sub.am_container, spec.am_docker_image, spec.docker_mounts);
+  }
   // The AM removes the staging dir once it has unregistered, should this client be gone by then.
   yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
   yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());

@@ -180,6 +180,12 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.am_memory_mb = v.Memory("tony.am.memory", 1);
   spec.am_vcores = v.Int("tony.am.vcores", 1);
   spec.am_gpus = v.Int("tony.am.gpus", 0);
+  spec.docker_enabled = v.Bool("tony.docker.enabled");
+  spec.docker_mounts = std::string(Trim(v.String("tony.docker.containers.mount")));
+  spec.am_docker_image = std::string(Trim(v.String("tony.docker.am.image")));
+  if (spec.am_docker_image.empty()) {
+    spec.am_docker_image = std::string(Trim(v.String("tony.docker.containers.image")));
+  }
   (void)v.Int("tony.am.retry-count", 0);
   if (!Trim(v.String("tony.local.memory")).empty()) {
     spec.local_memory_mb = v.Memory("tony.local.memory", 1);
@@ -202,6 +208,20 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
     v.AddError("no tasks: set tony.<role>.instances (e.g. tony.worker.instances=2)");
   }
   CheckTotals(v, spec.roles);
+  if (spec.docker_enabled) {
+    // A container without an image would run outside Docker, unlike what the job asked for.
+    std::vector<std::string> missing;
+    if (spec.am_docker_image.empty()) missing.push_back("am");
+    for (const RoleSpec& r : spec.roles) {
+      if (r.docker_image.empty()) missing.push_back(r.name);
+    }
+    for (const std::string& name : missing) {
+      v.AddError(v.Describe("tony.docker.enabled") + " but " +
+                 (name == "am" ? std::string("the coordinator (AM)") : "role " + name) +
+                 " has no image: set tony.docker." + name +
+                 ".image or tony.docker.containers.image");
+    }
+  }
   if (spec.FindRole("chief") != nullptr) {
     spec.chief_role = "chief";
   } else if (spec.FindRole("worker") != nullptr) {

@@ -59,6 +59,13 @@ struct JobSpec {
   int am_vcores = 1;
   int am_gpus = 0;
 
+  // YARN's Docker runtime (tony.docker.*): every container, the AM's included, runs in its image
+  // (RoleSpec::docker_image; am_docker_image from tony.docker.am.image, else
+  // tony.docker.containers.image), with tony.docker.containers.mount as its mounts.
+  bool docker_enabled = false;
+  std::string am_docker_image;
+  std::string docker_mounts;
+
   // Local engine capacity overrides (tony.local.memory, tony.local.vcores); 0: detect.
   int64_t local_memory_mb = 0;
   int local_vcores = 0;

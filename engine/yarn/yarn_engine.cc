@@ -220,6 +220,11 @@ pb::ContainerLaunchContextProto YarnEngine::BuildLaunchContext(const LaunchSpec&
     }
     hadoop::yarn::AddEnvironment(&ctx, key, value);
   }
+  if (spec_.docker_enabled) {
+    if (const RoleSpec* role = spec_.FindRole(spec.role)) {
+      hadoop::yarn::AddDockerRuntime(&ctx, role->docker_image, spec_.docker_mounts);
+    }
+  }
   // Paths inside the task's own container (§5: the NM expands <LOG_DIR> and {{PWD}}).
   hadoop::yarn::AddEnvironment(&ctx, "TONY_LOG_DIR", "<LOG_DIR>");
   hadoop::yarn::AddEnvironment(&ctx, "TONY_JOB_DIR", "{{PWD}}");

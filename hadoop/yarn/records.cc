@@ -156,6 +156,13 @@ void AddLocalResource(pb::ContainerLaunchContextProto* ctx, const std::string& n
   *entry->mutable_value() = resource;
 }
 
+void AddDockerRuntime(pb::ContainerLaunchContextProto* ctx, const std::string& image,
+                      const std::string& mounts) {
+  AddEnvironment(ctx, "YARN_CONTAINER_RUNTIME_TYPE", "docker");
+  AddEnvironment(ctx, "YARN_CONTAINER_RUNTIME_DOCKER_IMAGE", image);
+  if (!mounts.empty()) AddEnvironment(ctx, "YARN_CONTAINER_RUNTIME_DOCKER_MOUNTS", mounts);
+}
+
 void AddEnvironment(pb::ContainerLaunchContextProto* ctx, const std::string& key,
                     const std::string& value) {
   for (auto& e : *ctx->mutable_environment()) {

@@ -52,6 +52,12 @@ void AddLocalResource(pb::ContainerLaunchContextProto* ctx, const std::string& n
                       const pb::LocalResourceProto& resource);
 void AddEnvironment(pb::ContainerLaunchContextProto* ctx, const std::string& key,
                     const std::string& value);
+// Asks the NodeManager to run the container in a Docker image (YARN's Docker runtime, Hadoop
+// 3.x: YARN_CONTAINER_RUNTIME_TYPE=docker, _DOCKER_IMAGE, and _DOCKER_MOUNTS when `mounts` is
+// not empty), as TonY does with tony.docker.enabled. Only a NodeManager with the
+// LinuxContainerExecutor and Docker allowed acts on it; others run the command as usual.
+void AddDockerRuntime(pb::ContainerLaunchContextProto* ctx, const std::string& image,
+                      const std::string& mounts);
 // The credentials stream (§3) for ContainerLaunchContextProto.tokens.
 void SetTokens(pb::ContainerLaunchContextProto* ctx, const security::Credentials& credentials);
 // A value the NM can put into `export KEY="value"` unchanged (§5: no double quotes, no

@@ -93,3 +93,18 @@ def test_standalone_with_three_workers_is_refused(tony, tmp_path):
     r = submit(tony, tmp_path, {"tony.worker.instances": "3", "tony.worker.memory": "256m",
                                 "tony.application.framework": "standalone"})
     assert_refused(tony, r, "standalone", "exactly one task")
+
+
+def test_docker_without_an_image_is_refused_naming_the_keys(tony, tmp_path):
+    r = submit(tony, tmp_path, {"tony.worker.instances": "1", "tony.worker.memory": "256m",
+                                "tony.docker.enabled": "true"})
+    assert_refused(tony, r, "tony.docker.enabled", "role worker has no image",
+                   "tony.docker.worker.image or tony.docker.containers.image")
+
+
+def test_docker_on_the_local_engine_warns_that_tasks_run_as_plain_processes(tony, tmp_path):
+    r = submit(tony, tmp_path, {"tony.worker.instances": "1", "tony.worker.memory": "256m",
+                                "tony.docker.enabled": "true",
+                                "tony.docker.containers.image": "team/train:1"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "tony.docker.enabled is true, but the local engine runs every task" in r.stderr, r.stderr

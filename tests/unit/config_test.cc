@@ -650,5 +650,35 @@ TEST_F(JobSpecTest, UnknownKeyWarningsSuggestTheClosestKey) {
   EXPECT_EQ(w[3], "unknown key tony.zzz.qqq.www (from /t/tony.xml)");
 }
 
+// ---- Docker (tony.docker.*, applied by the YARN engine) ----
+
+TEST_F(ConfigTest, DockerImagesPerRoleFallBackToTheContainersImage) {
+  Configuration conf = Runnable();
+  conf.Set("tony.ps.instances", "1", "--conf");
+  conf.Set("tony.docker.enabled", "true", "--conf");
+  conf.Set("tony.docker.containers.image", "team/train:3", "--conf");
+  conf.Set("tony.docker.ps.image", "team/ps:1", "--conf");
+  conf.Set("tony.docker.containers.mount", "/data:/data:ro", "--conf");
+  Result<JobSpec> spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_TRUE(spec->docker_enabled);
+  EXPECT_EQ(spec->FindRole("worker")->docker_image, "team/train:3");
+  EXPECT_EQ(spec->FindRole("ps")->docker_image, "team/ps:1");
+  EXPECT_EQ(spec->am_docker_image, "team/train:3");
+  EXPECT_EQ(spec->docker_mounts, "/data:/data:ro");
+}
+
+TEST_F(ConfigTest, DockerWithoutAnImageNamesTheContainerAndTheKeys) {
+  Configuration conf = Runnable();
+  conf.Set("tony.docker.enabled", "true", "--conf");
+  conf.Set("tony.docker.am.image", "team/am:1", "--conf");
+  std::string error = BuildError(conf);
+  EXPECT_NE(error.find("tony.docker.enabled = \"true\" (from --conf) but role worker has no image: "
+                       "set tony.docker.worker.image or tony.docker.containers.image"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.find("the coordinator (AM)"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace tony

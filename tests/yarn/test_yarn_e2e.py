@@ -224,3 +224,29 @@ def test_pytorch_ddp_example_on_yarn(minicluster, tmp_path):
     assert set(finals) == {0, 1}, (outs, r.stdout)
     for rank, (accuracy, in_sync) in finals.items():
         assert accuracy >= 0.95 and in_sync == "True", (rank, accuracy, in_sync)
+
+
+def test_docker_runtime_is_asked_for_in_every_task_container(minicluster, tmp_path):
+    """tony.docker.* becomes YARN's Docker runtime variables in each container's launch context,
+    as TonY sets them. The minicluster's NodeManagers use the DefaultContainerExecutor, which runs
+    the command as usual and leaves those variables in its environment: this proves what tony asks
+    YARN for. Running the image itself needs a NodeManager with the LinuxContainerExecutor and a
+    Docker daemon, which this machine has not."""
+    tony = yarn_tony(tmp_path, minicluster)
+    src = tmp_path / "src"
+    write(str(src / "env.py"), "import os\nprint('runtime=%s image=%s mounts=%s' % tuple(\n"
+          "    os.environ.get('YARN_CONTAINER_RUNTIME_' + k) for k in\n"
+          "    ('TYPE', 'DOCKER_IMAGE', 'DOCKER_MOUNTS')), flush=True)\n")
+    xml = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "pytorch", "tony.worker.instances": "2",
+        "tony.worker.memory": "256m", "tony.am.memory": "256m", "tony.docker.enabled": "true",
+        "tony.docker.containers.image": "tony-test/train:1",
+        "tony.docker.containers.mount": "/tmp:/tmp:ro"})
+    r = tony.run("submit", "--executes", "env.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", str(src), "--conf_file", xml, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    app_id = app_id_from(r.stdout)
+    for task in ("worker:0", "worker:1"):
+        logs = tony.run("logs", app_id, "--task", task)
+        assert "runtime=docker image=tony-test/train:1 mounts=/tmp:/tmp:ro" in logs.stdout, (
+            logs.stdout + logs.stderr)
