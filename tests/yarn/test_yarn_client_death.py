@@ -79,15 +79,8 @@ def start_job(tmp_path, conf_dir, script):
 def await_tasks_running(tony, conf_dir):
     """The application id once the RM says RUNNING and both tasks run (the client's mirror)."""
     def running():
-        for app in tony.jobs():
-            try:
-                tasks = tony.status(app)["tasks"]
-            except (OSError, ValueError, KeyError):
-                continue
-            if (len(tasks) == 2 and all(t["state"] == "RUNNING" for t in tasks)
-                    and rm_app(conf_dir, app)["state"] == "RUNNING"):
-                return app
-        return None
+        app = tony.running_job(tasks=2)
+        return app if app and rm_app(conf_dir, app)["state"] == "RUNNING" else None
     return eventually(running, timeout=180, interval=0.5, what="both tasks running")
 
 

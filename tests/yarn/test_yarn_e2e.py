@@ -175,16 +175,8 @@ def test_kill_moves_the_application_to_killed_and_leaves_nothing_running(miniclu
     proc = tony.start("submit", "--executes", "sleepy.py", "--python_binary_path", SYSTEM_PYTHON,
                       "--src_dir", str(src), "--conf_file", xml)
     try:
-        def running_app():
-            for app in tony.jobs():
-                try:
-                    tasks = tony.status(app)["tasks"]
-                except (OSError, ValueError, KeyError):
-                    continue
-                if tasks and all(t["state"] == "RUNNING" for t in tasks):
-                    return app
-            return None
-        app_id = eventually(running_app, timeout=180, interval=0.5, what="both tasks running")
+        app_id = eventually(tony.running_job, timeout=180, interval=0.5,
+                            what="both tasks running")
         k = tony.run("kill", app_id, timeout=120)
         assert k.returncode == 0, k.stdout + k.stderr
         assert f"job {app_id} KILLED" in k.stdout, k.stdout + k.stderr

@@ -239,16 +239,8 @@ def test_running_job_survives_a_resource_manager_failover(ha_cluster, tmp_path):
     src, xml = job_files(tmp_path)
     proc = tony.start(*submit_args(src, xml, "--shell_env", "SLEEP=25"))
     try:
-        def running_app():
-            for app in tony.jobs():
-                try:
-                    tasks = tony.status(app)["tasks"]
-                except (OSError, ValueError, KeyError):
-                    continue
-                if len(tasks) == 2 and all(t["state"] == "RUNNING" for t in tasks):
-                    return app
-            return None
-        app_id = eventually(running_app, timeout=180, interval=0.5, what="both tasks running")
+        app_id = eventually(lambda: tony.running_job(tasks=2), timeout=180, interval=0.5,
+                            what="both tasks running")
         ha_cluster.failover()
         out, err = proc.communicate(timeout=300)
     finally:

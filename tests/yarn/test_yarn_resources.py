@@ -93,17 +93,6 @@ def start_waiting_job(tony, tmp_path, **props):
     return proc, release
 
 
-def running_app(tony):
-    for app in tony.jobs():
-        try:
-            tasks = tony.status(app)["tasks"]
-        except (OSError, ValueError, KeyError):
-            continue
-        if tasks and all(t["state"] == "RUNNING" for t in tasks):
-            return app
-    return None
-
-
 def submit_quick(tony, tmp_path, **props):
     src = tmp_path / "src"
     write(str(src / "job.py"), "print('never runs')\n")
@@ -120,7 +109,7 @@ def test_gpu_workers_run_in_containers_with_one_yarn_gpu_each(minicluster, tmp_p
     tony.env["HADOOP_CONF_DIR"] = minicluster
     proc, release = start_waiting_job(tony, tmp_path, **{"tony.worker.gpus": "1"})
     try:
-        app_id = eventually(lambda: running_app(tony), timeout=180, interval=0.5,
+        app_id = eventually(tony.running_job, timeout=180, interval=0.5,
                             what="both workers running")
         tasks = tony.status(app_id)["tasks"]
         containers = rm_containers(minicluster, app_id)
@@ -193,7 +182,7 @@ def test_job_runs_across_an_amrm_token_roll_over(rolling_minicluster, tmp_path):
     tony.env["HADOOP_CONF_DIR"] = rolling_minicluster
     proc, release = start_waiting_job(tony, tmp_path)
     try:
-        app_id = eventually(lambda: running_app(tony), timeout=180, interval=0.5,
+        app_id = eventually(tony.running_job, timeout=180, interval=0.5,
                             what="both workers running")
         eventually(lambda: ROLL_LINE.search(am_log(rolling_minicluster, app_id)), timeout=90,
                    interval=0.5, what="the AM to see the AMRMToken roll")

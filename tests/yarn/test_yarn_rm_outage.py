@@ -25,17 +25,8 @@ def test_job_outlives_a_failover_with_no_active_rm_for_longer_than_tasks_may_mis
                                       "tony.task.heartbeat-interval-ms": "1000"})
     proc = tony.start(*submit_args(src, xml, "--shell_env", "SLEEP=50"))
     try:
-        def running_app():
-            for app in tony.jobs():
-                try:
-                    tasks = tony.status(app)["tasks"]
-                except (OSError, ValueError, KeyError):
-                    continue
-                if len(tasks) == 2 and all(t["state"] == "RUNNING" for t in tasks):
-                    return app
-            return None
         try:
-            app_id = eventually(running_app, timeout=180, interval=0.5,
+            app_id = eventually(lambda: tony.running_job(tasks=2), timeout=180, interval=0.5,
                                 what="both tasks running")
         except AssertionError as e:
             proc.kill()
