@@ -75,6 +75,9 @@ YarnEngine::~YarnEngine() {
 
 Status YarnEngine::Start(EngineListener* listener) {
   listener_ = listener;
+  // Running from the start, so that Shutdown's unregister runs even when Start fails after
+  // registering (Shutdown releases the thread's work when nothing was registered).
+  rm_thread_ = std::thread([this] { rm_io_.run(); });
   TONY_ASSIGN_OR_RETURN(
       auto schedulers,
       hadoop::ToServers(SplitTrimmed(options_.scheduler_address, ','), {}, kSchedulerAddressEnv));
@@ -99,7 +102,6 @@ Status YarnEngine::Start(EngineListener* listener) {
                                hadoop::yarn::ToString(max));
     }
   }
-  rm_thread_ = std::thread([this] { rm_io_.run(); });
   ScheduleHeartbeat(kIdleHeartbeat);
   return Status::Ok();
 }
