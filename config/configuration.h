@@ -1,6 +1,6 @@
 // Configuration: Hadoop-style layered key/value configuration with TonY's precedence rules.
 //
-// Layers, lowest first (TonY's order, TONY-REFERENCE.md §1.3 step 1):
+// Layers, lowest first (TonY's order, docs/tony-compat.md §1.3):
 //   1. built-in defaults (the key registry, config/keys.h)
 //   2. the user's job file (--conf_file)
 //   3. the site file $TONY_CONF_DIR/tony-site.xml (admin policy: overrides the job file unless
@@ -66,7 +66,7 @@ class Configuration {
   std::set<std::string> overridden_;
 };
 
-// True for the keys whose --conf values append to the list (TONY-REFERENCE.md §2.9).
+// True for the keys whose --conf values append to the list (docs/tony-compat.md §2.9).
 bool IsMultiValueKey(const std::string& key);
 
 }  // namespace tony
