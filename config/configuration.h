@@ -57,6 +57,10 @@ class Configuration {
   // writes it. Parsed back by AddXml/AddFile.
   std::string ToXml() const;
 
+  // What the files added so far contained that was skipped (e.g. a <property> without a
+  // <name>), each naming the file and line; for the client to print.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
  private:
   void Put(const std::string& key, const std::string& value, const std::string& source, bool final,
            bool from_file);
@@ -64,6 +68,7 @@ class Configuration {
   // Keys set by AddOverride/Set: a file layer added later does not replace them (Hadoop's
   // overlay), so --conf wins whatever order the layers are added in.
   std::set<std::string> overridden_;
+  std::vector<std::string> warnings_;
 };
 
 // True for the keys whose --conf values append to the list (docs/tony-compat.md §2.9).
