@@ -1,6 +1,7 @@
 """The command line a migrating TonY user meets: help for every subcommand, where job records go,
 role-name typos, --shell_env forms, TonY's default job file and entry point, `tony logs` and
 `tony status` options, and messages that say what happened."""
+import json
 import os
 import re
 import signal
@@ -223,3 +224,22 @@ def test_sigterm_is_reported_as_sigterm_and_the_executor_log_does_not_contradict
     assert "SIGTERM received; stopping job" in err, err
     assert "interrupted;" not in err, err
     assert "killed by SIGTERM to tony submit" in out, out
+
+
+def test_executor_log_says_the_result_was_not_reported_when_the_coordinator_died(tony, tmp_path):
+    src, conf = one_worker(tmp_path, "import time\nprint('up', flush=True)\ntime.sleep(300)\n")
+    p = tony.start("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
+                   "--src_dir", src, "--conf_file", conf)
+    try:
+        job = eventually(lambda: tony.running_job(tasks=1), timeout=60, what="the task running")
+        with open(os.path.join(tony.job_dir(job), "am.json")) as f:
+            am_pid = json.load(f)["pid"]
+        os.kill(am_pid, signal.SIGKILL)
+        path = os.path.join(tony.job_dir(job), "tasks", "worker-0", "attempt-0", "executor.log")
+        log = eventually(lambda: "exiting with" in open(path).read() and open(path).read(),
+                         timeout=60, what="the executor's last line")
+        assert "could not report the result" in log, log
+        assert "the result was not reported" in log, log
+        assert "result reported" not in log, log
+    finally:
+        p.communicate(timeout=60)
