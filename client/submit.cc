@@ -113,6 +113,10 @@ Status CheckInputs(const SubmitOptions& o) {
   if (!o.conf_file.empty() && !PathExists(o.conf_file)) {
     return InvalidArgument("--conf_file " + o.conf_file + ": no such file");
   }
+  if (!o.src_dir.empty() && !IsDirectory(o.src_dir)) {
+    TONY_RETURN_IF_ERROR(CheckZipArchive("--src_dir", o.src_dir));
+  }
+  if (!o.python_venv.empty()) TONY_RETURN_IF_ERROR(CheckZipArchive("--python_venv", o.python_venv));
   TONY_RETURN_IF_ERROR(CheckVenv(o));
   return CheckEntryPoint(o);
 }
@@ -270,8 +274,12 @@ int Submit(const SubmitOptions& o) {
                  "as a plain process here, not in its image (YARN's Docker runtime runs images; "
                  "use --engine yarn)\n";
   }
-  s = engine::CheckFitsLocally(*spec, engine::DetectCapacity(*spec));
+  engine::MachineCapacity capacity = engine::DetectCapacity(*spec);
+  s = engine::CheckFitsLocally(*spec, capacity);
   if (!s.ok()) return fail_input(s);
+  if (auto w = engine::OversubscriptionWarning(*spec, capacity)) {
+    std::cerr << "tony: warning: " << *w << "\n";
+  }
 
   std::string job_id = history::NewJobId();
   history::JobPaths paths(history::JobsRoot() + "/" + job_id);

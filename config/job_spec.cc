@@ -14,10 +14,7 @@ using config_internal::Validator;
 
 Result<int64_t> ParseMemoryMb(const std::string& s) {
   std::string v = ToLower(Trim(s));
-  auto bad = [&] {
-    return InvalidArgument("\"" + s + "\" is not a memory size; expected a memory size such as " +
-                           "2g, 512m or 4096 (MB)");
-  };
+  auto bad = [&] { return InvalidArgument("\"" + s + "\" is not " + kMemorySizeForms); };
   if (v.empty()) return bad();
   int64_t scale_kb = 1024;  // kilobytes per unit; a bare number is MB
   switch (v.back()) {
@@ -36,7 +33,8 @@ Result<int64_t> ParseMemoryMb(const std::string& s) {
     default:
       break;
   }
-  if (v.back() < '0' || v.back() > '9') v.pop_back();
+  // Only a known unit is dropped: "4x" is an error, not 4 MB.
+  if (std::string_view("kmgt").find(v.back()) != std::string_view::npos) v.pop_back();
   // Digits only: TonY parses with Integer.parseInt, so signs and fractions are not sizes.
   if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) return bad();
   std::optional<int64_t> n = ParseInt64(v);

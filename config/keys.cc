@@ -91,8 +91,8 @@ void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
   k.push_back(Mem("tony.local.memory", "",
                   "Local engine: memory the job may use in all; unset: this machine's memory."));
   k.push_back(Int("tony.local.vcores", "", "",
-                  "Local engine: vcores the job may use in all; unset: this machine's cores. "
-                  "Set it above the core count to oversubscribe the CPUs on purpose."));
+                  "Local engine: the cores a job's vcores are compared with; unset: this "
+                  "machine's. More vcores still run, sharing the CPUs, with a warning."));
   k.push_back(Mem("tony.am.memory", "2g", "Coordinator container memory."));
   k.push_back(Int("tony.am.vcores", "1", "", "Coordinator container vcores."));
   k.push_back(Int("tony.am.gpus", "0", "", "Coordinator container GPUs."));
@@ -332,7 +332,7 @@ std::string DescribeAccepted(const KeySpec& spec) {
     case KeyType::kBool:
       return "true or false";
     case KeyType::kMemory:
-      return "a memory size such as 2g, 512m or 4096 (MB)";
+      return kMemorySizeForms;
     case KeyType::kDurationMs:
       return "an integer number of milliseconds";
     case KeyType::kInt:

@@ -39,6 +39,10 @@ std::optional<std::string> ClosestKnownKey(std::string_view key);
 // "What is accepted" for a key type, for error messages ("a memory size such as 2g, 512m or
 // 4096 (MB)").
 std::string DescribeAccepted(const KeySpec& spec);
+// The accepted forms of a memory size (ParseMemoryMb), for errors.
+inline constexpr char kMemorySizeForms[] =
+    "a memory size: a whole number with an optional unit k, m, g or t (2g, 512m; no unit means "
+    "MB)";
 
 // True for the second segment of tony's own key namespaces (application, containers, task,
 // docker, history, ...), which can never name a role.

@@ -148,7 +148,7 @@ int64_t Validator::Memory(const std::string& key, int64_t min_mb) {
   if (Trim(f.value).empty()) return safe;
   Result<int64_t> mb = ParseMemoryMb(f.value);
   if (!mb.ok()) {
-    KeyError(key, "a memory size such as 2g, 512m or 4096 (MB)");
+    KeyError(key, kMemorySizeForms);
     return safe;
   }
   if (*mb < min_mb) {
@@ -164,7 +164,7 @@ int64_t Validator::MemoryCap(const std::string& key) {
   if (Trim(f.value).empty() || (n && *n < 0)) return -1;
   Result<int64_t> mb = ParseMemoryMb(f.value);
   if (!mb.ok()) {
-    KeyError(key, "a memory size such as 2g, 512m or 4096 (MB), or -1 for no cap");
+    KeyError(key, std::string(kMemorySizeForms) + ", or -1 for no cap");
     return -1;
   }
   return *mb;

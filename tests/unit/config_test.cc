@@ -341,8 +341,7 @@ TEST(KeysTest, ClosestKnownKeyFillsTheRole) {
 }
 
 TEST(KeysTest, DescribeAccepted) {
-  EXPECT_EQ(DescribeAccepted(*FindKeySpec("tony.worker.memory")),
-            "a memory size such as 2g, 512m or 4096 (MB)");
+  EXPECT_EQ(DescribeAccepted(*FindKeySpec("tony.worker.memory")), std::string(kMemorySizeForms));
   EXPECT_EQ(DescribeAccepted(*FindKeySpec("tony.docker.enabled")), "true or false");
   EXPECT_THAT(DescribeAccepted(*FindKeySpec("tony.application.framework")),
               HasSubstr("tensorflow, pytorch, horovod, mxnet, jax, standalone, generic"));
@@ -375,12 +374,13 @@ TEST(MemoryTest, ParsesSizes) {
 }
 
 TEST(MemoryTest, RejectsGarbage) {
-  for (const char* bad : {"", "lots", "-1", "-2g", "1.5g", "g", "2gb", "2 g x", "+2g", "0x10",
-                          "99999999999999999999", "9223372036854775807t"}) {
+  for (const char* bad :
+       {"", "lots", "-1", "-2g", "1.5g", "g", "2gb", "2 g x", "+2g", "0x10", "99999999999999999999",
+        "9223372036854775807t", "4x", "4p", "10s", "4mm", "4b"}) {
     Result<int64_t> r = ParseMemoryMb(bad);
     EXPECT_FALSE(r.ok()) << bad;
     if (!r.ok()) {
-      EXPECT_THAT(r.status().message(), HasSubstr("2g, 512m or 4096 (MB)"));
+      EXPECT_THAT(r.status().message(), HasSubstr(kMemorySizeForms));
     }
   }
 }
@@ -529,8 +529,8 @@ TEST_F(JobSpecTest, BadValueErrorsNameKeyFileValueAndAccepted) {
   Configuration conf = Configuration::WithDefaults();
   ASSERT_TRUE(conf.AddFile(path).ok());
   conf.Set("tony.containers.command", "x", "--executes");
-  EXPECT_EQ(BuildError(conf), "tony.worker.memory = \"lots\" (from " + path +
-                                  "): expected a memory size such as 2g, 512m or 4096 (MB)");
+  EXPECT_EQ(BuildError(conf),
+            "tony.worker.memory = \"lots\" (from " + path + "): expected " + kMemorySizeForms);
 }
 
 TEST_F(JobSpecTest, TypeErrorsForEveryKind) {
@@ -567,6 +567,35 @@ TEST_F(JobSpecTest, TypeErrorsForEveryKind) {
        "tony.portal.cache.max-entries = \"99999999999\" (from --conf): expected an integer"},
       {"tony.worker.memory=0",
        "tony.worker.memory = \"0\" (from --conf): expected a memory size of at least 1 MB"},
+  };
+  for (const Case& c : cases) {
+    Configuration conf = Runnable();
+    ASSERT_TRUE(conf.AddOverride(c.kv).ok());
+    EXPECT_EQ(BuildError(conf), c.expected) << c.kv;
+  }
+}
+
+// A trailing letter is never dropped: an unknown unit fails naming the key, source, value and
+// the accepted forms, for every size and duration key type.
+TEST_F(JobSpecTest, UnknownUnitSuffixesAreErrors) {
+  struct Case {
+    std::string kv;
+    std::string expected;
+  } cases[] = {
+      {"tony.worker.memory=4x",
+       std::string("tony.worker.memory = \"4x\" (from --conf): expected ") + kMemorySizeForms},
+      {"tony.am.memory=2gb",
+       std::string("tony.am.memory = \"2gb\" (from --conf): expected ") + kMemorySizeForms},
+      {"tony.task.max-total-memory=8q",
+       std::string("tony.task.max-total-memory = \"8q\" (from --conf): expected ") +
+           kMemorySizeForms + ", or -1 for no cap"},
+      {"tony.task.heartbeat-interval-ms=10s",
+       "tony.task.heartbeat-interval-ms = \"10s\" (from --conf): expected an integer number of "
+       "milliseconds"},
+      {"tony.task.executor.registry-timeout-sec=30s",
+       "tony.task.executor.registry-timeout-sec = \"30s\" (from --conf): expected an integer "
+       "number of seconds"},
+      {"tony.worker.vcores=2c", "tony.worker.vcores = \"2c\" (from --conf): expected an integer"},
   };
   for (const Case& c : cases) {
     Configuration conf = Runnable();
