@@ -136,6 +136,20 @@ void RemoveStaging(const Cluster& c, const std::string& app_id) {
   }
 }
 
+// The job's end as the RM reports it, for an application that ended without the coordinator
+// saying so (killed, crashed, or the client was not there to hear it).
+void ApplyFinalReport(const pb::ApplicationReportProto& report, const std::string& app_id,
+                      rpc::JobStatus* status) {
+  status->set_phase("FINISHED");
+  std::string final_status(yarn::FinalStatusName(report.final_application_status()));
+  if (report.yarn_application_state() == pb::KILLED) final_status = "KILLED";
+  if (final_status != "SUCCEEDED" && final_status != "KILLED") final_status = "FAILED";
+  status->set_final_status(final_status);
+  status->set_message("YARN application " + app_id + " " +
+                      std::string(yarn::ApplicationStateName(report.yarn_application_state())) +
+                      ": " + report.diagnostics());
+}
+
 // Follows the application: its report until the AM listens, then the coordinator's status.
 rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& app,
                       const history::JobPaths& paths, const std::string& secret) {
@@ -212,16 +226,18 @@ rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto&
   }
   // The application ended without the coordinator telling us: the RM has the last word.
   if (IsFinished(last)) return last;
-  last.set_phase("FINISHED");
-  std::string final_status(yarn::FinalStatusName(report.final_application_status()));
-  if (report.yarn_application_state() == pb::KILLED) final_status = "KILLED";
-  if (final_status != "SUCCEEDED" && final_status != "KILLED") final_status = "FAILED";
-  last.set_final_status(final_status);
-  last.set_message("YARN application " + app_id + " " +
-                   std::string(yarn::ApplicationStateName(report.yarn_application_state())) + ": " +
-                   report.diagnostics());
+  ApplyFinalReport(report, app_id, &last);
   (void)history::WriteJobStatus(paths, last);
   return last;
+}
+
+// `tony status`/`kill` run without the submit's environment: use the Hadoop conf dir the submit
+// recorded unless one is set.
+void UseRecordedHadoopConf(const history::JobPaths& paths) {
+  if (!hadoop::HadoopConfDir().empty()) return;
+  if (auto dir = ReadFile(paths.root + "/hadoop-conf-dir"); dir.ok()) {
+    ::setenv("HADOOP_CONF_DIR", std::string(Trim(*dir)).c_str(), 1);
+  }
 }
 
 // Waits (bounded) until the RM reports the application ended, then gives its state.
@@ -370,15 +386,40 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
 }
 
+Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobStatus last) {
+  std::string app_id = BaseName(paths.root);
+  TONY_ASSIGN_OR_RETURN(pb::ApplicationIdProto app, yarn::ParseApplicationId(app_id));
+  last.set_job_id(app_id);
+  if (last.engine().empty()) last.set_engine("yarn");
+  UseRecordedHadoopConf(paths);
+  TONY_ASSIGN_OR_RETURN(Cluster cluster, LoadCluster());
+  TONY_ASSIGN_OR_RETURN(auto rm_servers, RmServers(cluster.conf));
+  yarn::ApplicationClient rm(rm_servers, cluster.user, cluster.conf.rm_failover);
+  auto report = rm.GetApplicationReport(app);
+  if (!report.ok()) return report.status().WithContext("asking the ResourceManager for " + app_id);
+  if (yarn::IsTerminal(report->yarn_application_state())) {
+    ApplyFinalReport(*report, app_id, &last);
+    return last;
+  }
+  auto secret = ReadFile(paths.Secret());
+  if (report->yarn_application_state() == pb::RUNNING && report->rpc_port() > 0 && secret.ok()) {
+    rpc::CoordinatorClient am(report->host() + ":" + std::to_string(report->rpc_port()),
+                              std::string(Trim(*secret)));
+    rpc::GetJobStatusRequest req;
+    req.set_after_version(-1);
+    if (auto live = am.GetJobStatus(req, 3000); live.ok()) return live;
+  }
+  last.set_phase("RUNNING");
+  last.set_message("YARN application " + app_id + " is " +
+                   std::string(yarn::ApplicationStateName(report->yarn_application_state())));
+  return last;
+}
+
 int KillYarnApplication(const std::string& application_id) {
   auto app = yarn::ParseApplicationId(application_id);
   if (!app.ok()) return Fail(app.status());
   history::JobPaths paths(history::JobsRoot() + "/" + application_id);
-  if (hadoop::HadoopConfDir().empty()) {
-    if (auto dir = ReadFile(paths.root + "/hadoop-conf-dir"); dir.ok()) {
-      ::setenv("HADOOP_CONF_DIR", std::string(Trim(*dir)).c_str(), 1);
-    }
-  }
+  UseRecordedHadoopConf(paths);
   auto cluster = LoadCluster();
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);

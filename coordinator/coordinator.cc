@@ -61,7 +61,8 @@ Status Coordinator::StartServer() {
   if (server_ == nullptr || port_ == 0) {
     return Unavailable("cannot start the control-plane server on " + options_.bind_host);
   }
-  history::AmInfo info{options_.advertised_host, port_, static_cast<int>(::getpid())};
+  history::AmInfo info{options_.advertised_host, port_, static_cast<int>(::getpid()),
+                       ProcessStartId(::getpid())};
   return history::WriteAmInfo(paths_, info);
 }
 

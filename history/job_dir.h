@@ -4,7 +4,7 @@
 //   $TONY_HOME (default ~/.tony)/jobs/<job id>/
 //     tony-final.xml   the configuration as run
 //     secret           the job's control-plane secret (0600)
-//     am.json          where the coordinator listens {host, port, pid}
+//     am.json          where the coordinator listens {host, port, pid, start_id}
 //     am.log           the coordinator's own log
 //     status.json      the latest job status (the RPC's JobStatus as JSON), final after the end
 //     events.jsonl     one line per state change, for history
@@ -41,6 +41,9 @@ struct AmInfo {
   std::string host;
   int port = 0;
   int pid = 0;
+  // The coordinator's ProcessStartId (common/process.h): `tony status` tells a dead coordinator
+  // from a live one, even when its pid was reused. Empty in am.json files of older versions.
+  std::string start_id;
   std::string Address() const { return host + ":" + std::to_string(port); }
 };
 
