@@ -35,7 +35,8 @@ const std::vector<FlagSpec>& SubmitFlags() {
       {"shell_env", true, true, "K=V for the user process (tony.execution.envs)"},
       {"container_env", true, true, "K=V for the container (tony.containers.envs)"},
       {"engine", true, false, "local or yarn (default: yarn when HADOOP_CONF_DIR is set)"},
-      {"hdfs_classpath", true, false, "(yarn engine) remote paths added to every container"},
+      {"hdfs_classpath", true, false,
+       "(yarn engine) comma-separated HDFS paths localized into every container"},
       {"sidecar_tensorboard_log_dir", true, false, "(not yet supported)"},
       {"debug", false, false, "keep staged files"},
       {"help", false, false, "this help"},
@@ -68,7 +69,7 @@ int RunSubmit(const std::vector<std::string>& args) {
     std::cerr << "tony: error: unexpected argument " << flags->positional[0] << "\n";
     return client::kExitBadInput;
   }
-  for (const char* unsupported : {"sidecar_tensorboard_log_dir", "hdfs_classpath"}) {
+  for (const char* unsupported : {"sidecar_tensorboard_log_dir"}) {
     if (flags->Has(unsupported)) {
       std::cerr << "tony: error: --" << unsupported << " is not supported by this build yet\n";
       return client::kExitBadInput;
@@ -84,6 +85,9 @@ int RunSubmit(const std::vector<std::string>& args) {
   o.confs = flags->All("conf");
   o.shell_envs = flags->All("shell_env");
   o.container_envs = flags->All("container_env");
+  for (auto& path : SplitTrimmed(flags->Get("hdfs_classpath"), ',')) {
+    if (!path.empty()) o.hdfs_classpath.push_back(path);
+  }
   o.engine = flags->Get("engine");
   auto self = SelfExecutable();
   if (!self.ok()) {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "client/render.h"
+#include "client/resources.h"
 #include "client/staging.h"
 #include "client/yarn_submit.h"
 #include "common/clock.h"
@@ -246,6 +247,11 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   AddHorovodDriver(conf, python);
   if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
   if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
+  // TonY appends them to tony.containers.resources, a path without a scheme on the default FS.
+  for (const auto& path : o.hdfs_classpath) {
+    conf.Set("tony.containers.resources",
+             path.find("://") == std::string::npos ? "hdfs://" + path : path, "--hdfs_classpath");
+  }
   return conf;
 }
 
@@ -265,6 +271,8 @@ int Submit(const SubmitOptions& o) {
   s = runtime::ValidateForFramework(*spec);
   if (!s.ok()) return fail_input(s);
   std::string engine = ChooseEngine(o);
+  s = CheckResources(*conf, *spec, engine == "yarn");
+  if (!s.ok()) return fail_input(s);
   if (engine == "yarn") return SubmitToYarn(o, *conf, *spec);
   if (engine != "local") {
     return fail_input(InvalidArgument("--engine " + engine + ": expected local or yarn"));
@@ -273,6 +281,10 @@ int Submit(const SubmitOptions& o) {
     std::cerr << "tony: warning: tony.docker.enabled is true, but the local engine runs every task "
                  "as a plain process here, not in its image (YARN's Docker runtime runs images; "
                  "use --engine yarn)\n";
+  }
+  if (!Trim(conf->GetOr("tony.am.resources", "")).empty()) {
+    std::cerr << "tony: warning: tony.am.resources is not staged on the local engine: its "
+                 "coordinator runs no user code (YARN localizes it into the AM's container)\n";
   }
   engine::MachineCapacity capacity = engine::DetectCapacity(*spec);
   s = engine::CheckFitsLocally(*spec, capacity);
@@ -288,6 +300,7 @@ int Submit(const SubmitOptions& o) {
   if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf->ToXml());
   if (s.ok()) s = StageJobFiles(o, paths);
+  if (s.ok()) s = StageLocalResources(*spec, paths);
   if (!s.ok()) {
     std::cerr << "tony: error: staging job " << job_id << ": " << s.message() << "\n";
     (void)RemoveAll(paths.root);

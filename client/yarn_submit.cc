@@ -12,6 +12,7 @@
 
 #include "client/bundle.h"
 #include "client/render.h"
+#include "client/resources.h"
 #include "client/staging.h"
 #include "common/clock.h"
 #include "common/files.h"
@@ -91,7 +92,95 @@ Result<engine::YarnResource> Upload(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
   TONY_RETURN_IF_ERROR(fs.CreateFromFile(remote, local, permission));
   TONY_ASSIGN_OR_RETURN(auto st, fs.GetFileStatus(remote));
   return engine::YarnResource{
-      name, {"hdfs", c.conf.fs_host, c.conf.fs_port, remote, st.length, st.modification_time}};
+      name,
+      {"hdfs", c.conf.fs_host, c.conf.fs_port, remote, st.length, st.modification_time},
+      false,
+      {}};
+}
+
+// The resources staged for the containers: what every executor (by role) and the AM localize.
+struct StagedResources {
+  std::vector<engine::YarnResource> tasks;
+  std::vector<engine::YarnResource> am;
+};
+
+// One resource entry as YARN localizes it: a local file uploaded (a directory zipped and
+// unpacked by the NM), a remote one localized from where it is with the size and time the
+// NameNode reports, which the NM checks. nullopt: an --hdfs_classpath path that does not exist,
+// skipped with a warning as TonY does.
+Result<std::optional<engine::YarnResource>> LocalizeResource(
+    hadoop::hdfs::WebHdfs& fs, const Cluster& c, const ResourceRef& ref, bool from_classpath,
+    const history::JobPaths& paths, const std::string& remote_dir, size_t n) {
+  if (!ref.remote) {
+    TONY_ASSIGN_OR_RETURN(std::string local, AbsolutePath(ref.source));
+    bool zip_dir = IsDirectory(local);
+    if (zip_dir) {
+      std::string zipped = paths.Staging() + "/resource-" + std::to_string(n) + ".zip";
+      TONY_RETURN_IF_ERROR(RunQuiet({"zip", "-q", "-r", "-y", zipped, "."}, local)
+                               .WithContext("archiving resource " + ref.text));
+      local = zipped;
+    }
+    std::string upload_name = "resource-" + std::to_string(n) + "-" + ref.name;
+    TONY_ASSIGN_OR_RETURN(engine::YarnResource r,
+                          Upload(fs, c, local, remote_dir, upload_name, "600"));
+    r.name = ref.name;
+    r.archive = ref.archive || zip_dir;
+    return std::optional<engine::YarnResource>(r);
+  }
+  if (!ref.host.empty() && ref.host != c.conf.fs_host) {
+    return InvalidArgument("resource " + ref.text + ": only the default file system's (" +
+                           c.conf.fs_host + ") paths can be localized");
+  }
+  auto st = fs.GetFileStatus(ref.path);
+  if (!st.ok() && st.status().code() == StatusCode::kNotFound && from_classpath) {
+    std::cerr << "tony: warning: --hdfs_classpath " << ref.source << " does not exist; skipped\n";
+    return std::optional<engine::YarnResource>();
+  }
+  if (!st.ok()) return st.status().WithContext("resource " + ref.text);
+  // A directory is localized whole (YARN copies it recursively).
+  engine::YarnResource r{ref.name,
+                         {ref.scheme, c.conf.fs_host, ref.host.empty() ? c.conf.fs_port : ref.port,
+                          ref.path, st->length, st->modification_time},
+                         ref.archive,
+                         {}};
+  return std::optional<engine::YarnResource>(r);
+}
+
+// tony.containers.resources go to every container, the AM's included (as TonY);
+// tony.<role>.resources to that role's; tony.am.resources to the AM's.
+Result<StagedResources> StageResources(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
+                                       const Configuration& conf, const JobSpec& spec,
+                                       const SubmitOptions& o, const history::JobPaths& paths,
+                                       const std::string& remote_dir) {
+  struct Scope {
+    std::string key;
+    std::vector<std::string> roles;
+    bool tasks = true;
+    bool am = false;
+  };
+  std::vector<Scope> scopes = {{"tony.containers.resources", {}, true, true},
+                               {"tony.am.resources", {}, false, true}};
+  for (const RoleSpec& r : spec.roles)
+    scopes.push_back({"tony." + r.name + ".resources", {r.name}});
+  std::set<std::string> classpath;
+  for (const auto& p : o.hdfs_classpath) {
+    classpath.insert(p.find("://") == std::string::npos ? "hdfs://" + p : p);
+  }
+  StagedResources out;
+  size_t n = 0;
+  for (const Scope& scope : scopes) {
+    for (const std::string& entry : SplitTrimmed(conf.GetOr(scope.key, ""), ',')) {
+      TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
+      TONY_ASSIGN_OR_RETURN(
+          std::optional<engine::YarnResource> r,
+          LocalizeResource(fs, c, ref, classpath.count(entry) > 0, paths, remote_dir, n++));
+      if (!r) continue;
+      r->roles = scope.roles;
+      if (scope.tasks) out.tasks.push_back(*r);
+      if (scope.am) out.am.push_back(*r);
+    }
+  }
+  return out;
 }
 
 // One container's ask against the largest container the RM grants (GetNewApplicationResponse's
@@ -320,12 +409,23 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   upload(paths.Secret(), "secret", "600", false);
   upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
   upload(paths.Staging() + "/venv.zip", "venv.zip", "600", true);
+  if (s.ok()) {
+    auto extra = StageResources(fs, *cluster, conf, spec, o, paths, remote);
+    s = extra.status();
+    if (extra.ok()) {
+      task_files.insert(task_files.end(), extra->tasks.begin(), extra->tasks.end());
+      am_files.insert(am_files.end(), extra->am.begin(), extra->am.end());
+    }
+  }
   std::string resources_file = paths.Staging() + "/" + engine::kResourcesFile;
   if (s.ok()) s = WriteFileAtomic(resources_file, engine::FormatYarnResources(task_files), 0600);
   upload(resources_file, engine::kResourcesFile, "600", false);
   if (!s.ok()) {
     RemoveStaging(*cluster, app_id);
-    return Fail(s.WithContext("staging to HDFS " + remote), kExitJobFailed);
+    // A resource that is not there is the user's input; nothing was submitted.
+    bool bad_input = s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound;
+    return Fail(s.WithContext("staging to HDFS " + remote),
+                bad_input ? kExitBadInput : kExitJobFailed);
   }
 
   // The AM: `tony am` in a container of its own (§4.3, §5).

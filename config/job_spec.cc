@@ -6,6 +6,7 @@
 
 #include "common/strings.h"
 #include "config/keys.h"
+#include "config/resources.h"
 #include "config/validator.h"
 
 namespace tony {
@@ -146,6 +147,17 @@ void CheckTotal(Validator& v, const std::vector<RoleSpec>& roles, const std::str
   }
 }
 
+// Every entry of a resources key parses (config/resources.h); errors name the key and entry.
+void CheckResources(Validator& v, const std::string& key) {
+  for (const std::string& entry : v.List(key)) {
+    Result<ResourceRef> ref = ParseResourceRef(entry);
+    if (!ref.ok()) {
+      v.AddError(v.Describe(key) + ": entry \"" + entry + "\": " + ref.status().message() +
+                 "; expected SOURCE[::NAME][#archive] or SOURCE#NAME");
+    }
+  }
+}
+
 void CheckTotals(Validator& v, const std::vector<RoleSpec>& roles) {
   CheckTotal(v, roles, "instances", [](const RoleSpec&) -> int64_t { return 1; });
   CheckTotal(v, roles, "gpus", [](const RoleSpec& r) -> int64_t { return r.gpus; });
@@ -206,6 +218,11 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
     v.AddError("no tasks: set tony.<role>.instances (e.g. tony.worker.instances=2)");
   }
   CheckTotals(v, spec.roles);
+  CheckResources(v, "tony.containers.resources");
+  CheckResources(v, "tony.am.resources");
+  for (const RoleSpec& r : spec.roles) CheckResources(v, "tony." + r.name + ".resources");
+  spec.am_resources = v.List("tony.am.resources");
+  for (std::string& res : v.List("tony.containers.resources")) spec.am_resources.push_back(res);
   if (spec.docker_enabled) {
     // A container without an image would run outside Docker, unlike what the job asked for.
     std::vector<std::string> missing;

@@ -66,6 +66,10 @@ struct JobSpec {
   std::string am_docker_image;
   std::string docker_mounts;
 
+  // What the coordinator's container localizes (TonY's AM gets both): tony.am.resources, then
+  // tony.containers.resources; entries as config/resources.h parses them.
+  std::vector<std::string> am_resources;
+
   // Local engine capacity overrides (tony.local.memory, tony.local.vcores); 0: detect.
   int64_t local_memory_mb = 0;
   int local_vcores = 0;

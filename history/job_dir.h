@@ -8,7 +8,7 @@
 //     am.log           the coordinator's own log
 //     status.json      the latest job status (the RPC's JobStatus as JSON), final after the end
 //     events.jsonl     one line per state change, for history
-//     staging/         what the client staged (src archive, venv archive)
+//     staging/         what the client staged (src archive, venv archive, resources/<role>/)
 //     tasks/<role>-<index>/attempt-<n>/{stdout,stderr,executor.log,work/}
 #pragma once
 
@@ -34,6 +34,10 @@ struct JobPaths {
   std::string Status() const { return root + "/status.json"; }
   std::string Events() const { return root + "/events.jsonl"; }
   std::string Staging() const { return root + "/staging"; }
+  // Local engine: a role's tony.*.resources, staged for its tasks' working directories.
+  std::string Resources(const std::string& role) const {
+    return root + "/staging/resources/" + role;
+  }
   std::string TaskAttemptDir(const std::string& role, int index, int attempt) const;
 };
 

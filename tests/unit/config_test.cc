@@ -10,6 +10,7 @@
 #include "config/configuration.h"
 #include "config/job_spec.h"
 #include "config/keys.h"
+#include "config/resources.h"
 
 namespace tony {
 namespace {
@@ -707,6 +708,57 @@ TEST_F(ConfigTest, DockerWithoutAnImageNamesTheContainerAndTheKeys) {
             std::string::npos)
       << error;
   EXPECT_EQ(error.find("the coordinator (AM)"), std::string::npos) << error;
+}
+
+// ---- Resource strings (config/resources.h) ----
+
+TEST(ResourceRefTest, TonysGrammarAndHadoopsAlias) {
+  auto plain = ParseResourceRef("/data/vocab.txt");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->source, "/data/vocab.txt");
+  EXPECT_EQ(plain->name, "vocab.txt");
+  EXPECT_FALSE(plain->archive || plain->remote);
+  auto dir = ParseResourceRef("file:///etc/conf/");
+  ASSERT_TRUE(dir.ok());
+  EXPECT_EQ(dir->source, "/etc/conf/");
+  EXPECT_EQ(dir->name, "conf");
+  auto renamed = ParseResourceRef("/tmp/env.zip::env#ARCHIVE");
+  ASSERT_TRUE(renamed.ok());
+  EXPECT_EQ(renamed->name, "env");
+  EXPECT_TRUE(renamed->archive);
+  auto alias = ParseResourceRef("/tmp/a.txt#b.txt");
+  ASSERT_TRUE(alias.ok());
+  EXPECT_EQ(alias->name, "b.txt");
+  EXPECT_FALSE(alias->archive);
+  auto hdfs = ParseResourceRef("hdfs:///user/tony/env/my-venv.zip#archive");
+  ASSERT_TRUE(hdfs.ok());
+  EXPECT_TRUE(hdfs->remote && hdfs->archive);
+  EXPECT_EQ(hdfs->scheme, "hdfs");
+  EXPECT_EQ(hdfs->host, "");
+  EXPECT_EQ(hdfs->port, -1);
+  EXPECT_EQ(hdfs->path, "/user/tony/env/my-venv.zip");
+  EXPECT_EQ(hdfs->name, "my-venv.zip");
+  auto nn = ParseResourceRef("hdfs://nn:8020/libs");
+  ASSERT_TRUE(nn.ok());
+  EXPECT_EQ(nn->host, "nn");
+  EXPECT_EQ(nn->port, 8020);
+  EXPECT_EQ(nn->name, "libs");
+}
+
+TEST(ResourceRefTest, RefusesWhatCannotNameAFile) {
+  for (const char* bad : {"", "#archive", "/tmp/a::b/c", "/tmp/a.txt::x#y", "hdfs://nn:99999/p",
+                          "/", "/tmp/x::..", "/tmp/venv.zip", "/a/b::tony-final.xml"}) {
+    EXPECT_FALSE(ParseResourceRef(bad).ok()) << bad;
+  }
+}
+
+TEST_F(JobSpecTest, BadResourceEntriesNameTheKeyAndTheEntry) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.worker.resources=/tmp/x::..").ok());
+  std::string err = BuildError(conf);
+  EXPECT_THAT(err, HasSubstr("tony.worker.resources = \"/tmp/x::..\" (from --conf): entry "
+                             "\"/tmp/x::..\""));
+  EXPECT_THAT(err, HasSubstr("expected SOURCE[::NAME][#archive] or SOURCE#NAME"));
 }
 
 }  // namespace
