@@ -42,16 +42,16 @@ bool CoordinatorRuns(const history::AmInfo& am, const std::string& job_dir) {
 
 bool TaskEnded(const std::string& state) {
   return state == "SUCCEEDED" || state == "FAILED" || state == "FINISHED" || state == "KILLED" ||
-         state == "LOST";
+         state == "LOST" || state == "UNKNOWN";
 }
 
-// A finished job whose coordinator died before ending its tasks' rows: none may stay RUNNING,
-// since the coordinator's end ends every executor.
-void MarkUnendedTasksLost(rpc::JobStatus& status) {
+// A finished job whose coordinator ended without recording its tasks' ends: no row may stay
+// RUNNING, since the coordinator's end ends every executor.
+void EndUnendedTasks(rpc::JobStatus& status, const std::string& state, const std::string& why) {
   for (auto& t : *status.mutable_tasks()) {
     if (TaskEnded(t.state())) continue;
-    t.set_diagnostics("lost: the coordinator ended while the task was " + t.state());
-    t.set_state("LOST");
+    t.set_diagnostics(why + " while the task was " + t.state());
+    t.set_state(state);
   }
 }
 
@@ -66,7 +66,7 @@ rpc::JobStatus RecordCoordinatorLost(const history::JobPaths& paths, const histo
   status.set_final_status("FAILED");
   status.set_message(why);
   status.set_end_wall_ms(SystemClock().WallMs());
-  MarkUnendedTasksLost(status);
+  EndUnendedTasks(status, "LOST", "lost: the coordinator died");
   (void)history::WriteJobStatus(paths, status);
   nlohmann::json event = {{"event", "coordinator_lost"}, {"message", why}};
   (void)history::AppendEvent(paths, event.dump());
@@ -84,7 +84,8 @@ Result<rpc::JobStatus> CurrentYarnStatus(const history::JobPaths& paths) {
   TONY_ASSIGN_OR_RETURN(rpc::JobStatus status,
                         YarnJobStatus(paths, written.ok() ? *written : rpc::JobStatus()));
   if (IsFinished(status)) {
-    MarkUnendedTasksLost(status);
+    // The RM knows the application's end, not each task's.
+    EndUnendedTasks(status, "UNKNOWN", "the application ended with no client recording it");
     (void)history::WriteJobStatus(paths, status);
   }
   return status;

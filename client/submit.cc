@@ -244,7 +244,8 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   if (!o.executes.empty()) {
     conf.Set("tony.containers.command", ComposeCommand(o, python), "--executes");
   }
-  AddHorovodDriver(conf, python);
+  // TonY's helper scripts run with tony.python-exec-path, which a job file may set instead.
+  AddHorovodDriver(conf, python.empty() ? conf.GetOr("tony.python-exec-path", "") : python);
   if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
   if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
   // TonY appends them to tony.containers.resources, a path without a scheme on the default FS.
@@ -266,6 +267,7 @@ int Submit(const SubmitOptions& o) {
   auto conf = BuildConfiguration(o);
   if (!conf.ok()) return fail_input(conf.status());
   for (const auto& w : UnknownKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
+  for (const auto& w : UnsupportedKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
   auto spec = BuildJobSpec(*conf);
   if (!spec.ok()) return fail_input(spec.status());
   s = runtime::ValidateForFramework(*spec);

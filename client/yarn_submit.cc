@@ -120,7 +120,9 @@ Result<std::optional<engine::YarnResource>> LocalizeResource(
                                .WithContext("archiving resource " + ref.text));
       local = zipped;
     }
-    std::string upload_name = "resource-" + std::to_string(n) + "-" + ref.name;
+    // The NM picks how to unpack an ARCHIVE by the uploaded file's name.
+    std::string upload_name =
+        "resource-" + std::to_string(n) + "-" + ref.name + (zip_dir ? ".zip" : "");
     TONY_ASSIGN_OR_RETURN(engine::YarnResource r,
                           Upload(fs, c, local, remote_dir, upload_name, "600"));
     r.name = ref.name;

@@ -247,6 +247,10 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
   return spec;
 }
 
+std::vector<std::string> UnsupportedKeyWarnings(const Configuration& conf) {
+  return config_internal::UnsupportedKeyWarnings(conf);
+}
+
 std::vector<std::string> UnknownKeyWarnings(const Configuration& conf) {
   return config_internal::UnknownKeyWarnings(conf, DeclaredRoles(conf));
 }

@@ -96,6 +96,11 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf);
 // mean tony.worker.memory?"
 std::vector<std::string> UnknownKeyWarnings(const Configuration& conf);
 
+// One warning per key set (to other than its default) that tony accepts from TonY's job files
+// but does not apply (KeySpec::unsupported, docs/keys.md): "tony.am.retry-count = \"2\" (from
+// tony.xml) is not supported by tony and has no effect: session retries are not implemented".
+std::vector<std::string> UnsupportedKeyWarnings(const Configuration& conf);
+
 // Parses a memory string as TonY does: "<n>g" -> n*1024 MB, "<n>m" -> n MB, a bare number -> MB;
 // case-insensitive. Also accepts "<n>t" and "<n>k" (rounded up to MB).
 Result<int64_t> ParseMemoryMb(const std::string& s);

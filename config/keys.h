@@ -25,6 +25,9 @@ struct KeySpec {
   std::string_view unit;           // "ms", "MB", "s", "" ...
   std::string_view doc;
   std::vector<std::string_view> allowed;  // for kEnum (compared case-insensitively)
+  // Empty: tony applies the key as TonY does (docs/keys.md). Otherwise why tony does not; a
+  // value other than the default set by the user gets a warning with this reason.
+  std::string_view unsupported = {};
 };
 
 const std::vector<KeySpec>& AllKeys();

@@ -180,3 +180,20 @@ def test_src_dir_and_venv_zips_that_fail_unzip_t_are_refused(tony, tmp_path):
     venv = corrupt_zip(tmp_path, "venv.zip")
     r = tony.run("submit", "--executes", "true", "--python_venv", str(venv))
     assert_refused(tony, r, "--python_venv " + str(venv), "not a valid zip archive", "bin/python")
+
+
+def test_unsupported_key_warns_by_name_and_the_job_still_runs(tony, tmp_path):
+    # Before: tony.am.retry-count was accepted and silently ignored.
+    r = submit(tony, tmp_path, extra=("--conf", "tony.am.retry-count=2"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert ('tony: warning: tony.am.retry-count = "2" (from --conf) is not supported by tony and '
+            "has no effect: session retries are not implemented") in r.stderr, r.stderr
+
+
+def test_keys_from_articles_warn_naming_the_right_key_or_flag(tony, tmp_path):
+    r = submit(tony, tmp_path, extra=("--conf", "tony.docker.image=team/train:1",
+                                      "--conf", "tony.application.virtualenv.zip=venv.zip"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "tony.docker.image (from --conf); TonY's keys are tony.docker.containers.image" in r.stderr
+    assert "tony.application.virtualenv.zip (from --conf); ship a virtualenv with --python_venv" \
+        in r.stderr

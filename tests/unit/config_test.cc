@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -759,6 +760,125 @@ TEST_F(JobSpecTest, BadResourceEntriesNameTheKeyAndTheEntry) {
   EXPECT_THAT(err, HasSubstr("tony.worker.resources = \"/tmp/x::..\" (from --conf): entry "
                              "\"/tmp/x::..\""));
   EXPECT_THAT(err, HasSubstr("expected SOURCE[::NAME][#archive] or SOURCE#NAME"));
+}
+
+// ---- The key audit (docs/keys.md) ----
+
+// Every registered key is either applied (this list, each with its test in docs/keys.md) or
+// marked unsupported with a reason: a new key must take one side.
+TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
+  const std::set<std::string> applied = {"tony.yarn.queue",
+                                         "tony.application.name",
+                                         "tony.application.type",
+                                         "tony.application.tags",
+                                         "tony.application.node-label",
+                                         "tony.application.framework",
+                                         "tony.application.distributed-mode",
+                                         "tony.application.timeout",
+                                         "tony.application.untracked.jobtypes",
+                                         "tony.application.sidecar.jobtypes",
+                                         "tony.application.stop-on-failure-jobtypes",
+                                         "tony.application.fail-on-worker-failure-enabled",
+                                         "tony.local.memory",
+                                         "tony.local.vcores",
+                                         "tony.am.memory",
+                                         "tony.am.vcores",
+                                         "tony.am.gpus",
+                                         "tony.am.resources",
+                                         "tony.task.max-total-instances",
+                                         "tony.task.max-total-gpus",
+                                         "tony.task.max-total-vcores",
+                                         "tony.task.max-total-memory",
+                                         "tony.task.heartbeat-interval-ms",
+                                         "tony.task.max-missed-heartbeats",
+                                         "tony.task.executor.execution-timeout-ms",
+                                         "tony.task.executor.registry-timeout-sec",
+                                         "tony.task.executor.execution.error-message-max-depth",
+                                         "tony.container.registration.timeout",
+                                         "tony.container.allocation.timeout",
+                                         "tony.containers.resources",
+                                         "tony.containers.command",
+                                         "tony.containers.envs",
+                                         "tony.execution.envs",
+                                         "tony.<role>.instances",
+                                         "tony.<role>.max-instances",
+                                         "tony.<role>.memory",
+                                         "tony.<role>.vcores",
+                                         "tony.<role>.gpus",
+                                         "tony.<role>.resources",
+                                         "tony.<role>.command",
+                                         "tony.<role>.node-label",
+                                         "tony.<role>.nproc-per-task",
+                                         "tony.docker.enabled",
+                                         "tony.docker.containers.image",
+                                         "tony.docker.<role>.image",
+                                         "tony.docker.containers.mount",
+                                         "tony.python-exec-path"};
+  for (const KeySpec& spec : AllKeys()) {
+    bool is_applied = applied.count(std::string(spec.name)) > 0;
+    EXPECT_NE(is_applied, !spec.unsupported.empty()) << spec.name;
+  }
+}
+
+// A value for an unsupported key (as a user would set it) and the concrete key.
+std::pair<std::string, std::string> UserSetting(const KeySpec& spec) {
+  std::string key(spec.name);
+  for (auto [from, to] : {std::pair{"<role>", "worker"}, std::pair{"<group>", "grp"}}) {
+    for (size_t at = key.find(from); at != std::string::npos; at = key.find(from)) {
+      key.replace(at, std::string_view(from).size(), to);
+    }
+  }
+  switch (spec.type) {
+    case KeyType::kBool:
+      return {key, spec.default_value == "true" ? "false" : "true"};
+    case KeyType::kInt:
+    case KeyType::kLong:
+    case KeyType::kDurationMs:
+      return {key, "7"};
+    case KeyType::kMemory:
+      return {key, "3g"};
+    default:
+      return {key, "x"};
+  }
+}
+
+TEST_F(JobSpecTest, EveryUnsupportedKeyWarnsByNameWithItsReason) {
+  for (const KeySpec& spec : AllKeys()) {
+    if (spec.unsupported.empty()) continue;
+    auto [key, value] = UserSetting(spec);
+    Configuration conf = Runnable();
+    ASSERT_TRUE(conf.AddOverride(key + "=" + value).ok());
+    EXPECT_TRUE(BuildJobSpec(conf).ok()) << key;
+    std::vector<std::string> w = UnsupportedKeyWarnings(conf);
+    ASSERT_EQ(w.size(), 1u) << key;
+    EXPECT_EQ(w[0], key + " = \"" + value +
+                        "\" (from --conf) is not supported by tony and has no "
+                        "effect: " +
+                        std::string(spec.unsupported));
+  }
+}
+
+TEST_F(JobSpecTest, UnsupportedKeysAtTheirDefaultOrSetByTheirFlagDoNotWarn) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.am.retry-count=0").ok());
+  conf.Set("tony.src-dir", "src", "--src_dir");
+  EXPECT_THAT(UnsupportedKeyWarnings(conf), IsEmpty());
+  EXPECT_THAT(UnsupportedKeyWarnings(Configuration::WithDefaults()), IsEmpty());
+}
+
+TEST_F(JobSpecTest, KeysTonyNeverHadNameTheRightKeyOrFlag) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.docker.image=team/train:1").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.application.virtualenv.zip=venv.zip").ok());
+  std::vector<std::string> w = UnknownKeyWarnings(conf);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0],
+            "unknown key tony.application.virtualenv.zip (from --conf); ship a virtualenv with "
+            "--python_venv <zip> (tony.python-venv)");
+  EXPECT_EQ(w[1],
+            "unknown key tony.docker.image (from --conf); TonY's keys are "
+            "tony.docker.containers.image (or tony.docker.<role>.image) with "
+            "tony.docker.enabled=true");
 }
 
 }  // namespace
