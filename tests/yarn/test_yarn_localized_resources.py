@@ -1,9 +1,10 @@
 """tony.containers.resources, tony.<role>.resources, tony.am.resources and --hdfs_classpath on a
 real YARN (MiniYARNCluster + MiniDFS): local files and directories are uploaded, hdfs:// paths
 are localized by the NodeManagers directly (with the NameNode's size and time, which YARN
-checks), #archive unpacked, ::NAME renamed, each role seeing only its own. One module, one
-minicluster."""
+checks), #archive unpacked, ::NAME renamed, each role seeing only its own; and the
+application's name, type, tags and queue as the RM reports them. One module, one minicluster."""
 import getpass
+import json
 import os
 import urllib.error
 import urllib.request
@@ -35,6 +36,15 @@ def site_property(conf_dir, file, key):
         if prop.findtext("name") == key:
             return prop.findtext("value")
     return None
+
+
+def rm_app(conf_dir, app_id):
+    """The RM's own report of the application (REST)."""
+    web = site_property(conf_dir, "yarn-site.xml", "yarn.resourcemanager.webapp.address")
+    req = urllib.request.Request(f"http://{web}/ws/v1/cluster/apps/{app_id}",
+                                 headers={"Accept": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.load(r)["app"]
 
 
 def hdfs_put(conf_dir, path, data):
@@ -75,7 +85,10 @@ def test_every_kind_of_resource_reaches_the_containers_that_asked(minicluster, t
         "tony.containers.resources": f"{tmp_path}/res/extra.txt,"
                                      f"hdfs://{base}/env.zip::env#archive,hdfs://{base}/notes.txt",
         "tony.worker.resources": f"{tmp_path}/res/conf",
-        "tony.am.resources": f"{tmp_path}/res/am-only.txt"})
+        "tony.am.resources": f"{tmp_path}/res/am-only.txt",
+        # The application's identity keys, checked in the RM's own report below.
+        "tony.application.name": "resources-check", "tony.application.type": "TONYTEST",
+        "tony.application.tags": "alpha,beta", "tony.yarn.queue": "default"})
     tony = Tony(tmp_path / "home")
     tony.env["HADOOP_CONF_DIR"] = minicluster
     r = tony.run("submit", "--executes", "check.py", "--python_binary_path", SYSTEM_PYTHON,
@@ -83,6 +96,11 @@ def test_every_kind_of_resource_reaches_the_containers_that_asked(minicluster, t
                  "--hdfs_classpath", f"{base}/libs,{base}/missing", timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"--hdfs_classpath hdfs://{base}/missing does not exist; skipped" in r.stderr, r.stderr
+    app_id = tony.jobs()[-1]
+    app = rm_app(minicluster, app_id)
+    assert (app["name"], app["applicationType"], app["queue"]) == \
+        ("resources-check", "TONYTEST", "default"), app
+    assert sorted(app["applicationTags"].split(",")) == ["alpha", "beta"], app
     for role in ("worker", "evaluator"):
         logs = tony.run("logs", tony.jobs()[-1], "--task", f"{role}:0", "--stream", "stdout")
         assert f"resources ok in {role}" in logs.stdout, logs.stdout + logs.stderr
