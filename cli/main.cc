@@ -2,6 +2,7 @@
 // coordinator, `tony executor` in every task container, and the job tools status/kill/logs.
 #include <signal.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "client/yarn_submit.h"
 #include "common/files.h"
 #include "common/log.h"
+#include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
 #include "coordinator/coordinator.h"
@@ -104,7 +106,14 @@ int RunCoordinator(const std::vector<std::string>& args) {
   }
   if (flags->Get("engine") == "yarn") return client::RunYarnCoordinator(flags->Get("job-dir"));
   history::JobPaths paths(flags->Get("job-dir"));
-  auto secret = ReadFile(paths.Secret());
+  // The client hands the secret over on a pipe (SpawnOptions::stdin_data): it is in no file,
+  // argument or environment variable that the job's own processes could read.
+  const char* fd_env = std::getenv(kSecretFdEnv);
+  auto fd = ParseInt64(fd_env != nullptr ? fd_env : "");
+  auto secret =
+      fd ? ReadSecretFromFd(static_cast<int>(*fd))
+         : Result<std::string>(FailedPrecondition(
+               std::string("tony am is started by tony submit, which sets ") + kSecretFdEnv));
   if (!secret.ok()) {
     TONY_LOG(kError) << secret.status().message();
     return 1;
@@ -124,7 +133,7 @@ int RunCoordinator(const std::vector<std::string>& args) {
   CoordinatorOptions options;
   options.job_id = BaseName(paths.root);
   options.job_dir = paths.root;
-  options.secret = std::string(Trim(*secret));
+  options.secret = *secret;
   auto self = SelfExecutable();
   options.tony_binary = self.ok() ? *self : "tony";
   engine::MachineCapacity capacity = engine::DetectCapacity(*spec);
@@ -164,6 +173,9 @@ int RunBundle() {
 }  // namespace
 
 int Main(int argc, char** argv) {
+  // Every tony process may hold a job secret (docs/architecture.md, the control plane): none may
+  // be read through /proc by the job's own code, which runs as the same user.
+  (void)MakeNonDumpable();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     std::cout << kUsage;

@@ -13,7 +13,6 @@
 #include "common/strings.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "history/job_dir.h"
-#include "rpc/client.h"
 
 namespace tony::client {
 namespace {
@@ -29,17 +28,9 @@ bool IsCoordinatorOf(int pid, const std::string& job_dir) {
   return cmdline.find(" am ") != std::string::npos && cmdline.find(job_dir) != std::string::npos;
 }
 
-// The live status from the coordinator if it runs, else what it last wrote.
+// What the coordinator last wrote: it rewrites status.json at every change. No other process
+// holds the job secret (README, "the job secret"), so this is also the live view.
 Result<rpc::JobStatus> CurrentStatus(const history::JobPaths& paths) {
-  auto am = history::ReadAmInfo(paths);
-  auto secret = ReadFile(paths.Secret());
-  if (am.ok() && secret.ok() && IsCoordinatorOf(am->pid, paths.root)) {
-    rpc::CoordinatorClient client(am->Address(), std::string(Trim(*secret)));
-    rpc::GetJobStatusRequest req;
-    req.set_after_version(-1);
-    auto live = client.GetJobStatus(req, 3000);
-    if (live.ok()) return live;
-  }
   return history::ReadJobStatus(paths);
 }
 
@@ -135,27 +126,19 @@ int KillJob(const std::string& id_or_path) {
     return 0;
   }
   auto am = history::ReadAmInfo(paths);
-  auto secret = ReadFile(paths.Secret());
-  if (!am.ok() || !secret.ok()) return Error("job " + id_or_path + " has no coordinator info");
+  if (!am.ok()) return Error("job " + id_or_path + " has no coordinator info");
   if (IsCoordinatorOf(am->pid, paths.root)) {
-    rpc::CoordinatorClient client(am->Address(), std::string(Trim(*secret)));
-    rpc::KillJobRequest req;
-    req.set_reason("killed by user (tony kill)");
-    Status s = client.KillJob(req, 5000);
-    if (!s.ok()) std::cerr << "tony: warning: " << s.message() << "; killing it by force\n";
-    // The coordinator stops every task, then exits once a client has read the final status:
-    // read it (bounded), then wait for the exit.
-    for (int i = 0; i < 300 && s.ok(); ++i) {
-      rpc::GetJobStatusRequest status_req;
-      status_req.set_after_version(-1);
-      auto status = client.GetJobStatus(status_req, 2000);
-      if (!status.ok() || IsFinished(*status)) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    for (int i = 0; i < 200 && IsCoordinatorOf(am->pid, paths.root); ++i) {
+    // SIGTERM asks the coordinator to stop every task and write the final status (no RPC: the
+    // job secret lives only in the job's own processes). Its stop grace is a few seconds; after
+    // 30 s whatever is left of it is killed.
+    ::kill(am->pid, SIGTERM);
+    for (int i = 0; i < 600 && IsCoordinatorOf(am->pid, paths.root); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    if (IsCoordinatorOf(am->pid, paths.root)) KillSession(am->pid);
+    if (IsCoordinatorOf(am->pid, paths.root)) {
+      std::cerr << "tony: warning: the coordinator did not stop within 30 s; killing it\n";
+      KillSession(am->pid);
+    }
   }
   auto after = history::ReadJobStatus(paths);
   if (!after.ok() || !IsFinished(*after)) {

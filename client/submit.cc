@@ -126,10 +126,15 @@ std::string ChooseEngine(const SubmitOptions& o) {
   return "local";
 }
 
-Result<pid_t> StartCoordinator(const SubmitOptions& o, const history::JobPaths& paths) {
+Result<pid_t> StartCoordinator(const SubmitOptions& o, const history::JobPaths& paths,
+                               const std::string& secret) {
   SpawnOptions so;
   so.argv = {o.tony_binary, "am", "--job-dir", paths.root};
   so.env = CurrentEnvironment();
+  // The secret goes on a pipe, never into the job dir: the job's tasks run as this user and can
+  // read every file it can (README, "the job secret").
+  so.stdin_data = secret + "\n";
+  so.env[kSecretFdEnv] = "0";
   so.stdout_path = paths.AmLog();
   so.stderr_path = paths.AmLog();
   // Its own session: Ctrl-C in this terminal reaches only the client, which then stops the job
@@ -277,7 +282,6 @@ int Submit(const SubmitOptions& o) {
   history::JobPaths paths(history::JobsRoot() + "/" + job_id);
   std::string secret = RandomHex(32);
   s = MakeDirs(paths.root, 0700);
-  if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf->ToXml());
   if (s.ok()) s = StageJobFiles(o, paths);
   if (!s.ok()) {
@@ -292,7 +296,7 @@ int Submit(const SubmitOptions& o) {
 
   InstallInterruptHandlers();
 
-  auto am_pid = StartCoordinator(o, paths);
+  auto am_pid = StartCoordinator(o, paths, secret);
   if (!am_pid.ok()) {
     std::cerr << "tony: error: " << am_pid.status().message() << "\n";
     return kExitJobFailed;

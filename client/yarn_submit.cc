@@ -264,7 +264,6 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   history::JobPaths paths(history::JobsRoot() + "/" + app_id);
   std::string secret = RandomHex(32);
   s = MakeDirs(paths.root, 0700);
-  if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
   std::string bundle;
   if (s.ok()) {
@@ -301,7 +300,6 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   // An archive the NM unpacks into ./tony-bundle; it recognizes one by the .tar.gz name.
   upload(bundle, std::string(kBundleResource) + ".tar.gz", "600", true, kBundleResource);
   upload(paths.FinalConf(), "tony-final.xml", "600", true);
-  upload(paths.Secret(), "secret", "600", false);
   upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
   upload(paths.Staging() + "/venv.zip", "venv.zip", "600", true);
   std::string resources_file = paths.Staging() + "/" + engine::kResourcesFile;
@@ -331,6 +329,11 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
                        hadoop::FormatFailoverPolicy(cluster->conf.rm_failover));
   yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
+  // The job secret as a secret key of the AM's credentials, never in a file, the environment or
+  // the command line (engine/yarn/yarn_engine.cc does the same for every executor).
+  hadoop::security::Credentials am_credentials;
+  am_credentials.AddSecret(rpc::kJobSecretAlias, secret);
+  yarn::SetTokens(&sub.am_container, am_credentials);
   if (spec.docker_enabled) {
     yarn::AddDockerRuntime(&sub.am_container, spec.am_docker_image, spec.docker_mounts);
   }

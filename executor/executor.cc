@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
+#include "hadoop/security/credentials.h"
 #include "rpc/client.h"
 #include "runtime/horovod_driver.h"
 #include "runtime/runtime.h"
@@ -59,11 +61,20 @@ struct TaskIdentity {
   std::string Name() const { return role + ":" + std::to_string(index); }
 };
 
+// The local engine hands the secret over on a pipe (kSecretFdEnv); YARN in the container's
+// credentials, from which it is taken out before any user process can read the file.
+Result<std::string> ReadJobSecret() {
+  auto fd = ParseInt64(Env(kSecretFdEnv));
+  if (fd) return ReadSecretFromFd(static_cast<int>(*fd));
+  auto secret = hadoop::security::TakeSecretFromTokenFile(rpc::kJobSecretAlias);
+  if (!secret.ok()) return secret.status().WithContext("reading the job secret");
+  return secret;
+}
+
 Result<TaskIdentity> ReadIdentity() {
   TaskIdentity id;
   id.job_id = Env("TONY_JOB_ID");
   id.am_address = Env("TONY_AM_ADDRESS");
-  id.secret = Env("TONY_JOB_SECRET");
   id.role = Env("TONY_TASK_ROLE");
   id.conf_path = Env("TONY_CONF_PATH");
   id.log_dir = Env("TONY_LOG_DIR");
@@ -74,6 +85,9 @@ Result<TaskIdentity> ReadIdentity() {
         "tony executor runs inside a container started by the tony coordinator; TONY_AM_ADDRESS, "
         "TONY_TASK_ROLE, TONY_TASK_INDEX, TONY_TASK_ATTEMPT and TONY_CONF_PATH must be set");
   }
+  auto secret = ReadJobSecret();
+  if (!secret.ok()) return secret.status();
+  id.secret = std::move(secret).value();
   id.index = static_cast<int>(*index);
   id.attempt = static_cast<int>(*attempt);
   if (id.log_dir.empty()) id.log_dir = ".";
@@ -197,8 +211,8 @@ class Heartbeater {
 Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
                             const runtime::Cluster& cluster, int local_rank) {
   EnvMap env = CurrentEnvironment();
-  // The user's code never sees the control-plane secret.
-  env.erase("TONY_JOB_SECRET");
+  // Where the secret came from (it is gone from there by now): not the user's business.
+  env.erase(kSecretFdEnv);
   env.erase("MALLOC_ARENA_MAX");  // TonY #346: it slows TensorFlow down
   runtime::TaskEnvInput in;
   in.spec = &spec;
@@ -338,6 +352,22 @@ Status WaitForRendezvous(const JobSpec& spec, const TaskIdentity& id,
   return Status::Ok();
 }
 
+// Which binary runs and where its gRPC came from (the bundle's lib/ on YARN): only this process
+// can tell, since it is not dumpable (others cannot read its /proc/<pid>/exe or maps).
+std::string DescribeSelf() {
+  auto self = SelfExecutable();
+  std::string grpc;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    size_t slash = line.find('/');
+    if (slash != std::string::npos && line.find("/libgrpc++", slash) != std::string::npos) {
+      grpc = line.substr(slash);
+      break;
+    }
+  }
+  return "executor exe=" + (self.ok() ? *self : "?") + " grpc=" + (grpc.empty() ? "?" : grpc);
+}
+
 int Fail(const std::string& message) {
   TONY_LOG(kError) << message;
   return 1;
@@ -377,6 +407,7 @@ int RunExecutor() {
   const RoleSpec* role = spec.FindRole(id.role);
   if (role == nullptr) return Fail("the job has no role " + id.role);
   TONY_LOG(kInfo) << "task " << id.Name() << " attempt " << id.attempt << " of job " << id.job_id;
+  TONY_LOG(kInfo) << DescribeSelf();
 
   s = Localize();
   if (s.ok() && spec.framework == "horovod" && id.role == "driver") {

@@ -16,6 +16,9 @@
 namespace tony::rpc {
 
 inline constexpr char kSecretMetadataKey[] = "x-tony-secret";
+// On YARN the secret travels as this secret key of the container's credentials (the
+// ContainerLaunchContext's tokens), never in its environment or command line.
+inline constexpr char kJobSecretAlias[] = "tony.job.secret";
 
 // True when the call carries `secret` (compared in constant time).
 bool CallHasSecret(const grpc::ServerContextBase& context, const std::string& secret);

@@ -41,11 +41,12 @@ def user_pid(tony, role, index):
 
 
 def executor_pid(tony, index):
+    # tony's processes are not dumpable (their environ is unreadable); the local engine puts the
+    # task's log dir on the executor's command line.
+    log_dir = tony.task("worker", index)["log_dir"]
     for pid, cmd in processes_mentioning(tony.home):
-        if cmd.strip().endswith("tony executor"):
-            env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
-            if f"TONY_TASK_INDEX={index}".encode() in env:
-                return pid
+        if cmd.strip().endswith(f"executor --log-dir {log_dir}"):
+            return pid
     raise AssertionError(f"no executor for worker:{index}")
 
 
