@@ -236,6 +236,28 @@ void KillSession(pid_t sid) {
   }
 }
 
+Status BecomeChildSubreaper() {
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+    return ErrnoStatus("prctl(PR_SET_CHILD_SUBREAPER)", errno);
+  }
+  return Status::Ok();
+}
+
+void KillDescendants() {
+  const pid_t self = ::getpid();
+  for (int round = 0; round < 1000; ++round) {
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    auto children = ScanProcesses([self](const ProcStat& st) { return st.ppid == self; });
+    if (children.empty()) return;
+    for (pid_t child : children) ::kill(child, SIGKILL);
+    for (pid_t child : children) {
+      while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+}
+
 Status MakeNonDumpable() {
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
     return ErrnoStatus("prctl(PR_SET_DUMPABLE)", errno);

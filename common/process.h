@@ -65,6 +65,15 @@ Result<std::string> ReadSecretFromFd(int fd);
 // The variable that tells a tony process which fd holds its job secret ("0": stdin).
 inline constexpr char kSecretFdEnv[] = "TONY_SECRET_FD";
 
+// PR_SET_CHILD_SUBREAPER: descendants orphaned below this process (a daemon that left its session
+// with setsid, a double fork) are reparented to it rather than to init, so KillDescendants()
+// can find them.
+Status BecomeChildSubreaper();
+// SIGKILLs every child of this process and reaps it, round after round until none is left (a
+// subreaper's orphaned grandchildren become its children as their parents die). Blocks only on
+// the reaping of processes it has just killed.
+void KillDescendants();
+
 // The command line of a live process, NUL separators replaced by spaces; empty if gone.
 std::string ProcessCommandLine(pid_t pid);
 

@@ -380,6 +380,10 @@ int RunExecutor() {
   ::signal(SIGTERM, OnStopSignal);
   ::signal(SIGINT, OnStopSignal);
   ::signal(SIGPIPE, SIG_IGN);
+  // Whatever the user's processes leave behind, even outside their process group and session,
+  // becomes this process's child, to be killed when the task ends (KillDescendants below).
+  Status subreaper = BecomeChildSubreaper();
+  if (!subreaper.ok()) TONY_LOG(kWarning) << subreaper.ToString();
   auto id_or = ReadIdentity();
   if (!id_or.ok()) return Fail(id_or.status().message());
   const TaskIdentity id = std::move(id_or).value();
@@ -443,6 +447,7 @@ int RunExecutor() {
     return Fail(procs.status().message());
   }
   ChildResult result = Supervise(*procs, hb, spec.execution_timeout_ms);
+  KillDescendants();  // the task is over: nothing it started may outlive it
   TONY_LOG(kInfo) << "user process(es) exited with code " << result.exit_code
                   << (result.why.empty() ? "" : " (" + result.why + ")");
   std::string diagnostics = result.why;

@@ -142,3 +142,16 @@ def test_a_frozen_executor_is_declared_lost_by_heartbeat_and_cleaned_up(tony, tm
     assert rc == 1, out + err
     assert "task worker:1 lost: no heartbeat for 1000 ms" in out
     assert_nothing_left(tony.home)
+
+
+def test_a_daemon_that_left_the_session_is_killed_with_its_task(tony, tmp_path):
+    # `setsid` puts sleep in a session and group of its own, out of reach of a group or session
+    # kill; the executor, a child subreaper, still finds it when the task ends.
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "1", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    r = tony.run("submit", "--executes", "setsid sleep 97 & sleep 0.2; echo started",
+                 "--conf_file", conf)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert_nothing_left(tony.home)
+    assert not [p for p in processes_mentioning("sleep 97") if "sleep 97" in p[1]]
