@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "common/strings.h"
+#include "rpc/client.h"
 
 namespace tony {
 
@@ -58,6 +59,8 @@ Status Coordinator::StartServer() {
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options_.bind_host + ":0", grpc::InsecureServerCredentials(), &port_);
   builder.RegisterService(service_.get());
+  builder.SetMaxReceiveMessageSize(rpc::kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(rpc::kMaxMessageBytes);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || port_ == 0) {
     return Unavailable("cannot start the control-plane server on " + options_.bind_host);

@@ -34,6 +34,10 @@ void OnStopSignal(int sig) { g_stop_signal = sig; }
 constexpr int kRpcTimeoutMs = 10'000;
 constexpr int kSpecWaitMs = 10'000;
 constexpr int64_t kKillGraceMs = 5'000;
+// The stderr tail in a failure message: tony.task.error-message-max-depth lines and at most this
+// many bytes (a progress bar is one multi-megabyte line of \r-separated redraws).
+constexpr size_t kTailMaxBytes = 8 * 1024;
+constexpr int kReportAttempts = 3;
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -368,6 +372,22 @@ std::string DescribeSelf() {
   return "executor exe=" + (self.ok() ? *self : "?") + " grpc=" + (grpc.empty() ? "?" : grpc);
 }
 
+// Tries a few times while the coordinator is unreachable; a refusal is final. False (and an error
+// in the log) when the coordinator never got the result.
+bool ReportResult(rpc::CoordinatorClient& client, const rpc::ReportResultRequest& req) {
+  Status s;
+  for (int attempt = 1; attempt <= kReportAttempts; ++attempt) {
+    s = client.ReportResult(req, kRpcTimeoutMs);
+    if (s.ok()) return true;
+    bool retry = s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded;
+    if (!retry) break;
+    TONY_LOG(kWarning) << "reporting the result (attempt " << attempt << "): " << s.ToString();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt));
+  }
+  TONY_LOG(kError) << "could not report the result: " << s.ToString();
+  return false;
+}
+
 int Fail(const std::string& message) {
   TONY_LOG(kError) << message;
   return 1;
@@ -396,8 +416,7 @@ int RunExecutor() {
     // Bytes from the user's stderr: a proto3 string must be UTF-8 or the coordinator drops the
     // whole report.
     req.set_diagnostics(ToValidUtf8(diagnostics));
-    Status s = client.ReportResult(req, kRpcTimeoutMs);
-    if (!s.ok()) TONY_LOG(kWarning) << "could not report the result: " << s.ToString();
+    return ReportResult(client, req);
   };
 
   Configuration conf;
@@ -453,17 +472,18 @@ int RunExecutor() {
   std::string diagnostics = result.why;
   if (result.failed_local_rank >= 0) {
     const std::string& path = (*procs)[static_cast<size_t>(result.failed_local_rank)].stderr_path;
-    auto tail = TailLines(path, static_cast<size_t>(spec.error_message_max_depth));
+    auto tail = TailOfFile(path, static_cast<size_t>(spec.error_message_max_depth), kTailMaxBytes);
     if (!tail.empty()) {
       if (!diagnostics.empty()) diagnostics += "\n";
       diagnostics += "last lines of stderr (" + path + "):\n" + Join(tail, "\n");
     }
   }
-  if (!hb.lost()) report(result.exit_code, diagnostics);
+  bool reported = !hb.lost() && report(result.exit_code, diagnostics);
   int code = result.exit_code == 0
                  ? 0
                  : (result.exit_code > 0 && result.exit_code < 256 ? result.exit_code : 1);
-  TONY_LOG(kInfo) << "result reported; exiting with " << code;
+  TONY_LOG(kInfo) << (reported ? "result reported" : "result NOT reported") << "; exiting with "
+                  << code;
   // Everything is reported and the user process is gone: exit now rather than wait for the
   // heartbeat thread's in-flight call and gRPC's teardown (seconds while the coordinator winds
   // down).
