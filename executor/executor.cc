@@ -19,6 +19,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
+#include "executor/localize.h"
 #include "hadoop/security/credentials.h"
 #include "rpc/client.h"
 #include "runtime/horovod_driver.h"
@@ -97,29 +98,6 @@ Result<TaskIdentity> ReadIdentity() {
   if (id.log_dir.empty()) id.log_dir = ".";
   id.host = AdvertisedHost();
   return id;
-}
-
-// Unpacks a zip with the system's unzip into `dest`.
-Status Unzip(const std::string& archive, const std::string& dest) {
-  TONY_RETURN_IF_ERROR(MakeDirs(dest));
-  SpawnOptions o;
-  o.argv = {"unzip", "-q", "-o", archive, "-d", dest};
-  o.env = CurrentEnvironment();
-  TONY_ASSIGN_OR_RETURN(pid_t pid, Spawn(o));
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (ExitCodeFromWaitStatus(st) != 0) {
-    return Internal("unzip " + archive + " failed (" + DescribeWaitStatus(st) + ")");
-  }
-  return Status::Ok();
-}
-
-// TonY's executor unpacks the src archive into its working directory and venv.zip into venv/.
-Status Localize() {
-  if (PathExists("tony_src.zip")) TONY_RETURN_IF_ERROR(Unzip("tony_src.zip", "."));
-  if (PathExists("venv.zip")) TONY_RETURN_IF_ERROR(Unzip("venv.zip", "venv"));
-  return Status::Ok();
 }
 
 Status Register(rpc::CoordinatorClient& client, const TaskIdentity& id, int port,
@@ -432,7 +410,7 @@ int RunExecutor() {
   TONY_LOG(kInfo) << "task " << id.Name() << " attempt " << id.attempt << " of job " << id.job_id;
   TONY_LOG(kInfo) << DescribeSelf();
 
-  s = Localize();
+  s = Localize(id.log_dir);
   if (s.ok() && spec.framework == "horovod" && id.role == "driver") {
     s = WriteFileAtomic(std::string(runtime::kHorovodDriverFile),
                         std::string(runtime::kHorovodDriverScript));
