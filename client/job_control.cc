@@ -55,7 +55,7 @@ int ListJobs() {
       state = IsFinished(*status) ? status->final_status() : status->phase();
       message = status->message().substr(0, status->message().find('\n'));
     }
-    std::cout << Pad(id, 34) << Pad(state, 11) << message << "\n";
+    std::cout << Pad(id, 34) << Pad(state, 11) << Printable(message) << "\n";
   }
   return 0;
 }

@@ -124,6 +124,19 @@ def test_a_six_megabyte_progress_bar_leaves_a_short_failure_message_with_the_rea
     assert "could not report" not in log, log
 
 
+def test_escape_sequences_in_a_tasks_stderr_reach_the_terminal_harmlessly(tony, tmp_path):
+    # OSC 0 (retitle the terminal, ended by BEL) and CSI 2J (clear it) in the failure's reason.
+    conf = tony_xml(str(tmp_path / "tony.xml"),
+                    {"tony.worker.instances": "1", "tony.worker.memory": "256m"})
+    r = tony.run("submit", "--executes", r"printf '\033]0;pwned\007\033[2Jboom\n' >&2; exit 4",
+                 "--conf_file", conf)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "^[]0;pwned^G^[[2Jboom" in r.stdout, r.stdout
+    assert "\x1b" not in r.stdout and "\x07" not in r.stdout, r.stdout
+    s = tony.run("status", os.path.basename(tony.job_dir()))
+    assert "boom" in s.stdout and "\x1b" not in s.stdout, s.stdout
+
+
 def test_with_fail_on_worker_failure_false_the_job_runs_on_as_tony_did(tony, tmp_path):
     r = submit(tony, tmp_path, "--shell_env", "MODE=fail1", "--shell_env", "SLOW=3",
                **{"tony.application.fail-on-worker-failure-enabled": "false",
