@@ -162,20 +162,29 @@ class Heartbeater {
   bool stop_requested() const { return stop_requested_; }
 
  private:
+  // One heartbeat per interval on a fixed schedule, each call's deadline one interval, so the
+  // coordinator is declared lost max-missed intervals after its last answer, to within one
+  // interval (README, "a lost coordinator"), whatever a call's wait.
   void Loop() {
     rpc::HeartbeatRequest req;
     *req.mutable_task() = id_.Ref();
-    int missed = 0;
+    const int64_t loss_ms = interval_ms_ * std::max(1, max_missed_);
+    int64_t last_answer = SystemClock().MonotonicMs();
+    int64_t next = last_answer;
     while (!done_) {
-      auto resp = client_.Heartbeat(req, static_cast<int>(std::max<int64_t>(interval_ms_, 1000)));
+      int deadline = static_cast<int>(std::max<int64_t>(interval_ms_, 100));
+      auto resp = client_.Heartbeat(req, deadline);
+      int64_t now = SystemClock().MonotonicMs();
       if (resp.ok()) {
-        missed = 0;
+        last_answer = now;
         if (resp->stop()) stop_requested_ = true;
-      } else if (++missed > max_missed_) {
+      } else if (now - last_answer >= loss_ms) {
         lost_ = true;
       }
-      for (int64_t waited = 0; waited < interval_ms_ && !done_; waited += 20) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      next = std::max(next + interval_ms_, now);
+      while (!done_ && SystemClock().MonotonicMs() < next) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(
+            std::min<int64_t>(20, next - SystemClock().MonotonicMs() + 1)));
       }
     }
   }

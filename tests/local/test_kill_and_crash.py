@@ -155,3 +155,48 @@ def test_a_daemon_that_left_the_session_is_killed_with_its_task(tony, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert_nothing_left(tony.home)
     assert not [p for p in processes_mentioning("sleep 97") if "sleep 97" in p[1]]
+
+
+def test_a_stopped_coordinator_is_declared_lost_at_the_configured_time(tony, tmp_path):
+    # 3 missed 2 s heartbeats: executors give up 6 s after the coordinator's last answer (within
+    # one interval), not after 3 x (a call's deadline + the interval); the client says so too.
+    src = tmp_path / "src"
+    write(str(src / "sleep.py"), SLEEPER)
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic", "tony.task.heartbeat-interval-ms": "2000",
+        "tony.task.max-missed-heartbeats": "3"})
+    proc = tony.start("submit", "--executes", "sleep.py", "--python_binary_path", SYSTEM_PYTHON,
+                      "--src_dir", str(src), "--conf_file", conf)
+    eventually(lambda: tony.running_job(tasks=2) and all(
+        os.path.exists(os.path.join(t["log_dir"], "user.pid")) for t in tony.status()["tasks"]),
+        timeout=60, what="both user processes")
+    users = [user_pid(tony, "worker", i) for i in (0, 1)]
+    am_pid = [p for p, cmd in processes_mentioning(tony.home) if " am --job-dir " in cmd][0]
+    stopped = time.monotonic()
+    os.kill(am_pid, signal.SIGSTOP)
+    try:
+        eventually(lambda: not any(processes_alive(users)), timeout=30,
+                   what="the executors to stop their user processes")
+        took = time.monotonic() - stopped
+        assert 6 - 2 - 0.5 <= took <= 6 + 2 + 1.5, took
+        rc, out, err = finish(proc, timeout=30)
+    finally:
+        try:
+            os.kill(am_pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert rc == 1, out + err
+    assert "the coordinator was unresponsive for 6 s" in out, out
+    assert_nothing_left(tony.home)
+
+
+def processes_alive(pids):
+    alive = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                alive.append(f.read().rsplit(")", 1)[1].split()[0] != "Z")
+        except OSError:
+            alive.append(False)
+    return alive
