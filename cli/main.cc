@@ -2,7 +2,6 @@
 // coordinator, `tony executor` in every task container, and the job tools status/kill/logs.
 #include <signal.h>
 
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -21,6 +20,7 @@
 #include "engine/local/local_engine.h"
 #include "executor/executor.h"
 #include "history/job_dir.h"
+#include "rpc/job_secret.h"
 
 namespace tony::cli {
 namespace {
@@ -106,14 +106,8 @@ int RunCoordinator(const std::vector<std::string>& args) {
   }
   if (flags->Get("engine") == "yarn") return client::RunYarnCoordinator(flags->Get("job-dir"));
   history::JobPaths paths(flags->Get("job-dir"));
-  // The client hands the secret over on a pipe (SpawnOptions::stdin_data): it is in no file,
-  // argument or environment variable that the job's own processes could read.
-  const char* fd_env = std::getenv(kSecretFdEnv);
-  auto fd = ParseInt64(fd_env != nullptr ? fd_env : "");
-  auto secret =
-      fd ? ReadSecretFromFd(static_cast<int>(*fd))
-         : Result<std::string>(FailedPrecondition(
-               std::string("tony am is started by tony submit, which sets ") + kSecretFdEnv));
+  // From the pipe the client handed it over on (rpc/job_secret.h).
+  auto secret = rpc::ReadJobSecret();
   if (!secret.ok()) {
     TONY_LOG(kError) << secret.status().message();
     return 1;
@@ -173,7 +167,7 @@ int RunBundle() {
 }  // namespace
 
 int Main(int argc, char** argv) {
-  // Every tony process may hold a job secret (docs/architecture.md, the control plane): none may
+  // Every tony process may hold a job secret (README, "The job secret"): none may
   // be read through /proc by the job's own code, which runs as the same user.
   (void)MakeNonDumpable();
   std::vector<std::string> args(argv + 1, argv + argc);

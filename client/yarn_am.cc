@@ -14,7 +14,7 @@
 #include "hadoop/security/credentials.h"
 #include "hadoop/yarn/cluster_conf.h"
 #include "history/job_dir.h"
-#include "rpc/client.h"
+#include "rpc/job_secret.h"
 
 namespace tony::client {
 namespace {
@@ -48,8 +48,8 @@ int RunYarnCoordinator(const std::string& job_dir) {
   };
   // Out of the credentials file the NM wrote, which keeps the AMRMToken for the read below;
   // a task on this node can no longer find the secret there.
-  auto secret = hadoop::security::TakeSecretFromTokenFile(rpc::kJobSecretAlias);
-  if (!secret.ok()) return fail(secret.status().WithContext("reading the job secret"));
+  auto secret = rpc::ReadJobSecret();
+  if (!secret.ok()) return fail(secret.status());
   Configuration conf;
   Status s = conf.AddFile(paths.FinalConf());
   if (!s.ok()) return fail(s);

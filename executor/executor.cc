@@ -20,8 +20,8 @@
 #include "common/strings.h"
 #include "config/job_spec.h"
 #include "executor/localize.h"
-#include "hadoop/security/credentials.h"
 #include "rpc/client.h"
+#include "rpc/job_secret.h"
 #include "runtime/horovod_driver.h"
 #include "runtime/runtime.h"
 
@@ -66,16 +66,6 @@ struct TaskIdentity {
   std::string Name() const { return role + ":" + std::to_string(index); }
 };
 
-// The local engine hands the secret over on a pipe (kSecretFdEnv); YARN in the container's
-// credentials, from which it is taken out before any user process can read the file.
-Result<std::string> ReadJobSecret() {
-  auto fd = ParseInt64(Env(kSecretFdEnv));
-  if (fd) return ReadSecretFromFd(static_cast<int>(*fd));
-  auto secret = hadoop::security::TakeSecretFromTokenFile(rpc::kJobSecretAlias);
-  if (!secret.ok()) return secret.status().WithContext("reading the job secret");
-  return secret;
-}
-
 Result<TaskIdentity> ReadIdentity() {
   TaskIdentity id;
   id.job_id = Env("TONY_JOB_ID");
@@ -90,12 +80,12 @@ Result<TaskIdentity> ReadIdentity() {
         "tony executor runs inside a container started by the tony coordinator; TONY_AM_ADDRESS, "
         "TONY_TASK_ROLE, TONY_TASK_INDEX, TONY_TASK_ATTEMPT and TONY_CONF_PATH must be set");
   }
-  auto secret = ReadJobSecret();
-  if (!secret.ok()) return secret.status();
-  id.secret = std::move(secret).value();
   id.index = static_cast<int>(*index);
   id.attempt = static_cast<int>(*attempt);
   if (id.log_dir.empty()) id.log_dir = ".";
+  auto secret = rpc::ReadJobSecret();
+  if (!secret.ok()) return secret.status();
+  id.secret = std::move(secret).value();
   id.host = AdvertisedHost();
   return id;
 }
