@@ -112,6 +112,10 @@ LocalEngine::~LocalEngine() { Shutdown(); }
 
 Status LocalEngine::Start(EngineListener* listener) {
   listener_ = listener;
+  // What an executor killed outright leaves behind (its user processes' daemons) is reparented
+  // here rather than to init, and killed in Shutdown().
+  Status s = BecomeChildSubreaper();
+  if (!s.ok()) TONY_LOG(kWarning) << s.ToString();
   WaitForChildSignal();
   return Status::Ok();
 }
@@ -251,6 +255,7 @@ void LocalEngine::Shutdown() {
     ::waitpid(c.pid, &st, 0);
   }
   containers_.clear();
+  KillDescendants();
   sigchld_.cancel();
 }
 

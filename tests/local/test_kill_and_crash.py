@@ -200,3 +200,24 @@ def processes_alive(pids):
         except OSError:
             alive.append(False)
     return alive
+
+
+def test_a_daemon_of_a_task_whose_executor_was_killed_is_killed_at_the_end(tony, tmp_path):
+    # kill -9 of the executor: its subreaper role dies with it, so the daemon is reparented to
+    # the coordinator (the local engine's subreaper), which kills it when the job ends.
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    proc = tony.start("submit", "--executes",
+                      'setsid sleep 98 & echo $! > "$TONY_LOG_DIR/daemon.pid"; exec sleep 300',
+                      "--conf_file", conf)
+    eventually(lambda: tony.running_job(tasks=2) and all(
+        os.path.exists(os.path.join(t["log_dir"], "daemon.pid")) for t in tony.status()["tasks"]),
+        timeout=60, what="both daemons")
+    daemons = [int(open(os.path.join(tony.task("worker", i)["log_dir"], "daemon.pid")).read())
+               for i in (0, 1)]
+    os.kill(executor_pid(tony, 0), signal.SIGKILL)
+    rc, out, err = finish(proc)
+    assert rc == 1, out + err
+    assert_nothing_left(tony.home)
+    assert not any(processes_alive(daemons)), daemons
