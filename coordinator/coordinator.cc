@@ -1,5 +1,6 @@
 #include "coordinator/coordinator.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "common/strings.h"
+#include "rpc/client.h"
 
 namespace tony {
 
@@ -58,6 +60,8 @@ Status Coordinator::StartServer() {
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options_.bind_host + ":0", grpc::InsecureServerCredentials(), &port_);
   builder.RegisterService(service_.get());
+  builder.SetMaxReceiveMessageSize(rpc::kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(rpc::kMaxMessageBytes);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || port_ == 0) {
     return Unavailable("cannot start the control-plane server on " + options_.bind_host);
@@ -83,6 +87,15 @@ int Coordinator::Run() {
   TONY_LOG(kInfo) << "job " << options_.job_id << " coordinator listening on "
                   << options_.advertised_host << ":" << port_ << " (engine " << engine_->name()
                   << ")";
+  // SIGTERM is how `tony kill` (and YARN's NodeManager) asks the job to stop: stop every task,
+  // write the final status, and exit without waiting for a client to read it.
+  asio::signal_set terminate(io_, SIGTERM);
+  terminate.async_wait([this](const std::error_code& ec, int /*signal*/) {
+    if (ec) return;
+    TONY_LOG(kInfo) << "SIGTERM: stopping the job";
+    final_status_seen_ = true;
+    if (!finished_) Dispatch(core::KillRequested{"killed by user (tony kill: SIGTERM)"});
+  });
   Dispatch(core::Start{});
   ScheduleTick();
   io_.run();
@@ -155,7 +168,7 @@ engine::LaunchSpec Coordinator::BuildLaunchSpec(const core::LaunchTask& launch) 
   ls.env["TONY_JOB_ID"] = options_.job_id;
   ls.env["TONY_JOB_DIR"] = options_.job_dir;
   ls.env["TONY_AM_ADDRESS"] = options_.advertised_host + ":" + std::to_string(port_);
-  ls.env["TONY_JOB_SECRET"] = options_.secret;
+  ls.secret = options_.secret;
   ls.env["TONY_TASK_ROLE"] = launch.task.role;
   ls.env["TONY_TASK_INDEX"] = std::to_string(launch.task.index);
   ls.env["TONY_TASK_ATTEMPT"] = std::to_string(launch.attempt);

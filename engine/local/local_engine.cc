@@ -114,6 +114,10 @@ LocalEngine::~LocalEngine() { Shutdown(); }
 
 Status LocalEngine::Start(EngineListener* listener) {
   listener_ = listener;
+  // What an executor killed outright leaves behind (its user processes' daemons) is reparented
+  // here rather than to init, and killed in Shutdown().
+  Status s = BecomeChildSubreaper();
+  if (!s.ok()) TONY_LOG(kWarning) << s.ToString();
   WaitForChildSignal();
   return Status::Ok();
 }
@@ -171,6 +175,9 @@ Status LocalEngine::Launch(const LaunchSpec& spec) {
   }
   SpawnOptions options;
   options.argv = spec.argv;
+  // Only for `ps` and tests: tony's processes are not dumpable, so their environment cannot tell
+  // which task an executor runs; its command line can.
+  options.argv.insert(options.argv.end(), {"--log-dir", spec.log_dir});
   options.env = spec.env;
   for (auto& [k, v] : ContainerEnv(spec.container_id)) options.env[k] = v;
   options.cwd = work_dir;
@@ -178,6 +185,8 @@ Status LocalEngine::Launch(const LaunchSpec& spec) {
   options.stderr_path = options.stdout_path;
   options.group = ProcessGroupMode::kNewSession;
   options.parent_death_signal = SIGTERM;
+  options.stdin_data = spec.secret + "\n";
+  options.env[kSecretFdEnv] = "0";
   auto pid = Spawn(options);
   if (!pid.ok()) return pid.status().WithContext("launching " + spec.container_id);
   it->second.pid = *pid;
@@ -248,6 +257,7 @@ void LocalEngine::Shutdown() {
     ::waitpid(c.pid, &st, 0);
   }
   containers_.clear();
+  KillDescendants();
   sigchld_.cancel();
 }
 
