@@ -1,9 +1,7 @@
 #include "engine/local/local_engine.h"
 
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,20 +21,6 @@ namespace {
 // most, the executors together may finish (their last log lines) before their sessions are
 // killed.
 constexpr int kExitWaitMs = 200;
-
-// Waits, bounded, for child `pid` to exit (a pidfd becomes readable then: no polling loop) and
-// reaps it. True when it has exited.
-bool AwaitChildExit(pid_t pid, int timeout_ms) {
-  // The raw syscall: Debian 12's glibc declares pidfd_open without C linkage for C++.
-  int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (fd >= 0) {
-    pollfd p{fd, POLLIN, 0};
-    (void)::poll(&p, 1, timeout_ms);
-    ::close(fd);
-  }
-  int st = 0;
-  return ::waitpid(pid, &st, WNOHANG) == pid;
-}
 
 int64_t DetectMemoryMb() {
   std::ifstream in("/proc/meminfo");
@@ -268,7 +252,7 @@ void LocalEngine::Shutdown() {
     // Waiting on the exit itself, rather than killing at once, spares KillSession's 20 ms rescan
     // of a session whose executor was about to leave it; the job's end waits for this.
     int64_t left_ms = std::max<int64_t>(0, give_up_ms - SystemClock().MonotonicMs());
-    bool exited = AwaitChildExit(c.pid, static_cast<int>(left_ms));
+    bool exited = AwaitChildExit(c.pid, static_cast<int>(left_ms)).has_value();
     KillSession(c.pid);
     int st = 0;
     if (!exited) ::waitpid(c.pid, &st, 0);
