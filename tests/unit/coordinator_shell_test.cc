@@ -249,6 +249,8 @@ TEST(CoordinatorShellTest, PublishesTheSpecOnlyWhenEveryTaskHasRegistered) {
   EXPECT_EQ(record.requests[0].count, 2);
   // The executor learns where to call from its container's environment.
   EXPECT_EQ(record.launches[0].env.at("TONY_AM_ADDRESS"), shell.client().address());
+  // No timeout applies before registration, so the shell has no timer armed: no periodic tick.
+  EXPECT_EQ(shell.time().NextWakeMs(), -1);
 
   ASSERT_TRUE(Register(shell.client(), "worker", 0).ok());
   auto early = GetSpec(shell.client(), "worker", 0, /*wait_ms=*/0);
@@ -394,6 +396,20 @@ TEST(CoordinatorShellTest, LingersForAClientThenShutsDown) {
   EXPECT_FALSE(shell.Exited());
   shell.Advance(1);
   EXPECT_EQ(shell.WaitForExit(), 0);
+}
+
+TEST(CoordinatorShellTest, AKillStopsEveryTaskAndEndsTheJobKilled) {
+  Shell shell({});
+  StartAndRegisterBoth(shell);
+  rpc::KillJobRequest kill;
+  kill.set_reason("killed by user (test)");
+  ASSERT_TRUE(shell.client().KillJob(kill, kRpcTimeoutMs).ok());
+  rpc::JobStatus status = shell.WaitForPhase("FINISHED");
+  EXPECT_EQ(status.final_status(), "KILLED");
+  EXPECT_EQ(status.message(), "killed by user (test)");
+  EXPECT_EQ(shell.engine().Record().stopped.size(), 2u);
+  EXPECT_EQ(shell.WaitForExit(), 1);
+  EXPECT_EQ(shell.engine().Record().shutdowns, 1);
 }
 
 TEST(CoordinatorShellTest, RefusesCallsWithoutTheJobSecret) {
