@@ -28,8 +28,8 @@ class SimTimeSource::SimTimer final : public Timer {
 
   void Cancel() override { fire_ = nullptr; }
 
-  bool armed() const { return fire_ != nullptr; }
-  int64_t at_ms() const { return at_ms_; }
+  bool Armed() const { return fire_ != nullptr; }
+  int64_t AtMs() const { return at_ms_; }
   // Disarms, then calls the callback (which may arm this timer again).
   void Fire() {
     std::function<void()> fire = std::move(fire_);
@@ -53,7 +53,7 @@ SimTimeSource::SimTimer* SimTimeSource::EarliestArmed() const {
   std::lock_guard<std::mutex> lock(mu_);
   SimTimer* earliest = nullptr;
   for (SimTimer* t : timers_) {
-    if (t->armed() && (earliest == nullptr || t->at_ms() < earliest->at_ms())) earliest = t;
+    if (t->Armed() && (earliest == nullptr || t->AtMs() < earliest->AtMs())) earliest = t;
   }
   return earliest;
 }
@@ -61,8 +61,8 @@ SimTimeSource::SimTimer* SimTimeSource::EarliestArmed() const {
 void SimTimeSource::RunUntil(int64_t target_ms) {
   while (true) {
     SimTimer* next = EarliestArmed();
-    if (next == nullptr || next->at_ms() > target_ms) break;
-    if (next->at_ms() > now_ms_.load()) now_ms_.store(next->at_ms());
+    if (next == nullptr || next->AtMs() > target_ms) break;
+    if (next->AtMs() > now_ms_.load()) now_ms_.store(next->AtMs());
     next->Fire();
   }
   if (target_ms > now_ms_.load()) now_ms_.store(target_ms);
@@ -83,7 +83,7 @@ int64_t SimTimeSource::NextWakeMs(int wait_ms) {
   std::future<int64_t> got = answer->get_future();
   asio::post(io_, [this, answer] {
     SimTimer* next = EarliestArmed();
-    answer->set_value(next == nullptr ? -1 : next->at_ms());
+    answer->set_value(next == nullptr ? -1 : next->AtMs());
   });
   if (got.wait_for(std::chrono::milliseconds(wait_ms)) != std::future_status::ready) return -1;
   return got.get();

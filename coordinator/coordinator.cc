@@ -36,8 +36,8 @@ const char* PhaseName(core::JobPhase p) {
 
 }  // namespace
 
-Coordinator::Coordinator(CoordinatorOptions options, JobSpec spec, EngineFactory make_engine,
-                         TimeSourceFactory make_time)
+Coordinator::Coordinator(CoordinatorOptions options, JobSpec spec, const EngineFactory& make_engine,
+                         const TimeSourceFactory& make_time)
     : options_(std::move(options)), paths_(options_.job_dir), machine_(std::move(spec)) {
   time_ = make_time ? make_time(io_) : std::make_unique<AsioTimeSource>(io_);
   wake_timer_ = time_->NewTimer();

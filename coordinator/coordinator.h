@@ -51,8 +51,8 @@ class Coordinator final : public engine::EngineListener {
  public:
   // Both factories are called once, in the constructor, with the coordinator's loop. Without
   // `make_time` the coordinator runs on the real clock (AsioTimeSource).
-  Coordinator(CoordinatorOptions options, JobSpec spec, EngineFactory make_engine,
-              TimeSourceFactory make_time = nullptr);
+  Coordinator(CoordinatorOptions options, JobSpec spec, const EngineFactory& make_engine,
+              const TimeSourceFactory& make_time = nullptr);
   ~Coordinator() override;
 
   // Runs the job to its end, on the calling thread. Returns 0 when it SUCCEEDED, 1 otherwise.

@@ -1,5 +1,6 @@
 #include "engine/fake_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -24,6 +25,7 @@ Status FakeEngine::Start(EngineListener* listener) {
 
 void FakeEngine::RequestContainers(const ContainerRequest& request) {
   std::vector<std::string> ids;
+  ids.reserve(static_cast<size_t>(std::max(0, request.count)));
   for (int i = 0; i < request.count; ++i) {
     ids.push_back("container_fake_" + std::to_string(next_container_++));
   }

@@ -86,9 +86,9 @@ class Shell {
         "127.0.0.1:" + std::to_string(coordinator_->port()), kSecret);
   }
 
-  engine::FakeEngine& engine() { return *engine_; }
-  SimTimeSource& time() { return *time_; }
-  rpc::CoordinatorClient& client() { return *client_; }
+  engine::FakeEngine& Engine() { return *engine_; }
+  SimTimeSource& Time() { return *time_; }
+  rpc::CoordinatorClient& Client() { return *client_; }
   int64_t NowMs() const { return time_->clock().MonotonicMs(); }
 
   void Advance(int64_t ms) { ASSERT_TRUE(time_->Advance(ms, kRealWaitMs)); }
@@ -148,8 +148,6 @@ class Shell {
   bool Exited() {
     return exit_code_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   }
-
-  const std::string& job_dir() const { return job_dir_; }
 
  private:
   // After a failed assertion: end the job, read its end (which shuts the shell down), join.
@@ -235,33 +233,33 @@ std::string TaskState(const rpc::JobStatus& s, const std::string& role, int inde
 void StartAndRegisterBoth(Shell& shell) {
   shell.Start();
   shell.WaitForLaunches(2);
-  ASSERT_TRUE(Register(shell.client(), "worker", 0).ok());
-  ASSERT_TRUE(Register(shell.client(), "worker", 1).ok());
+  ASSERT_TRUE(Register(shell.Client(), "worker", 0).ok());
+  ASSERT_TRUE(Register(shell.Client(), "worker", 1).ok());
 }
 
 TEST(CoordinatorShellTest, PublishesTheSpecOnlyWhenEveryTaskHasRegistered) {
   Shell shell({});
   shell.Start();
   shell.WaitForLaunches(2);
-  auto record = shell.engine().Record();
+  auto record = shell.Engine().Record();
   ASSERT_EQ(record.requests.size(), 1u);
   EXPECT_EQ(record.requests[0].role, "worker");
   EXPECT_EQ(record.requests[0].count, 2);
   // The executor learns where to call from its container's environment.
-  EXPECT_EQ(record.launches[0].env.at("TONY_AM_ADDRESS"), shell.client().address());
+  EXPECT_EQ(record.launches[0].env.at("TONY_AM_ADDRESS"), shell.Client().address());
   // No timeout applies before registration, so the shell has no timer armed: no periodic tick.
-  EXPECT_EQ(shell.time().NextWakeMs(), -1);
+  EXPECT_EQ(shell.Time().NextWakeMs(), -1);
 
-  ASSERT_TRUE(Register(shell.client(), "worker", 0).ok());
-  auto early = GetSpec(shell.client(), "worker", 0, /*wait_ms=*/0);
+  ASSERT_TRUE(Register(shell.Client(), "worker", 0).ok());
+  auto early = GetSpec(shell.Client(), "worker", 0, /*wait_ms=*/0);
   ASSERT_TRUE(early.ok()) << early.status().ToString();
   EXPECT_FALSE(early->ready()) << "the spec went out before worker:1 registered";
   EXPECT_EQ(TaskState(shell.Status(), "worker", 0), "REGISTERED");
 
   // worker:0 now long-polls for the spec, as the executor does; worker:1's registration answers.
   auto waiting =
-      std::async(std::launch::async, [&] { return GetSpec(shell.client(), "worker", 0, 30'000); });
-  ASSERT_TRUE(Register(shell.client(), "worker", 1).ok());
+      std::async(std::launch::async, [&] { return GetSpec(shell.Client(), "worker", 0, 30'000); });
+  ASSERT_TRUE(Register(shell.Client(), "worker", 1).ok());
   ASSERT_EQ(waiting.wait_for(std::chrono::milliseconds(kRealWaitMs)), std::future_status::ready);
   auto spec = waiting.get();
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
@@ -279,17 +277,17 @@ TEST(CoordinatorShellTest, ASpecLongPollExpiresAtItsDeadlineInSimulatedTime) {
   Shell shell({});
   shell.Start();
   shell.WaitForLaunches(2);
-  ASSERT_TRUE(Register(shell.client(), "worker", 0).ok());
+  ASSERT_TRUE(Register(shell.Client(), "worker", 0).ok());
   int64_t asked_at = shell.NowMs();
   auto waiting =
-      std::async(std::launch::async, [&] { return GetSpec(shell.client(), "worker", 0, 5'000); });
+      std::async(std::launch::async, [&] { return GetSpec(shell.Client(), "worker", 0, 5'000); });
   // The shell's one timer is armed for the poll's deadline (no other deadline is set).
   // The poll is on its way to the loop; each look is a round trip to it, bounded in real time.
   auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kRealWaitMs);
-  while (shell.time().NextWakeMs() != asked_at + 5'000 &&
+  while (shell.Time().NextWakeMs() != asked_at + 5'000 &&
          std::chrono::steady_clock::now() < give_up) {
   }
-  ASSERT_EQ(shell.time().NextWakeMs(), asked_at + 5'000);
+  ASSERT_EQ(shell.Time().NextWakeMs(), asked_at + 5'000);
   shell.Advance(4'999);
   EXPECT_EQ(waiting.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
   shell.Advance(1);
@@ -305,11 +303,11 @@ TEST(CoordinatorShellTest, DeclaresALostHeartbeatAtTheConfiguredTime) {
   o.spec.max_missed_heartbeats = 25;  // lost after 25 s without a heartbeat
   Shell shell(o);
   StartAndRegisterBoth(shell);
-  ASSERT_EQ(shell.time().NextWakeMs(), shell.NowMs() + 25'000);
+  ASSERT_EQ(shell.Time().NextWakeMs(), shell.NowMs() + 25'000);
   // worker:1 heartbeats every second; worker:0 never does.
   for (int s = 1; s < 25; ++s) {
     shell.Advance(1'000);
-    auto beat = Beat(shell.client(), "worker", 1);
+    auto beat = Beat(shell.Client(), "worker", 1);
     ASSERT_TRUE(beat.ok()) << beat.status().ToString();
     EXPECT_FALSE(beat->stop());
   }
@@ -326,9 +324,9 @@ TEST(CoordinatorShellTest, DeclaresALostHeartbeatAtTheConfiguredTime) {
       << after.message();
   // The lost task may still run somewhere: the engine is told to stop it, and the other one.
   std::string lost = shell.ContainerOf("worker", 0);
-  ASSERT_TRUE(shell.engine().WaitFor([&](const auto& r) { return r.stopped.size() >= 2; }));
-  EXPECT_EQ(shell.engine().Record().stopped[0], lost);
-  auto told = Beat(shell.client(), "worker", 1);
+  ASSERT_TRUE(shell.Engine().WaitFor([&](const auto& r) { return r.stopped.size() >= 2; }));
+  EXPECT_EQ(shell.Engine().Record().stopped[0], lost);
+  auto told = Beat(shell.Client(), "worker", 1);
   EXPECT_TRUE(!told.ok() || told->stop());
 }
 
@@ -339,7 +337,7 @@ TEST(CoordinatorShellTest, FailsTheJobAtTheApplicationTimeout) {
   Shell shell(o);
   StartAndRegisterBoth(shell);
   int64_t started = shell.NowMs();  // no simulated time has passed since Start
-  ASSERT_EQ(shell.time().NextWakeMs(), started + 60'000);
+  ASSERT_EQ(shell.Time().NextWakeMs(), started + 60'000);
   shell.Advance(59'999);
   EXPECT_EQ(shell.Status().phase(), "RUNNING");
   shell.Advance(1);
@@ -347,20 +345,20 @@ TEST(CoordinatorShellTest, FailsTheJobAtTheApplicationTimeout) {
   EXPECT_EQ(status.final_status(), "FAILED");
   EXPECT_EQ(status.message(), "application timed out after 60000 ms (tony.application.timeout)");
   EXPECT_EQ(shell.WaitForExit(), 1);
-  EXPECT_EQ(shell.engine().Record().stopped.size(), 2u);
+  EXPECT_EQ(shell.Engine().Record().stopped.size(), 2u);
 }
 
 TEST(CoordinatorShellTest, ATaskFailureEndsTheJob) {
   Shell shell({});
   StartAndRegisterBoth(shell);
-  ASSERT_TRUE(Report(shell.client(), "worker", 1, 3).ok());
+  ASSERT_TRUE(Report(shell.Client(), "worker", 1, 3).ok());
   rpc::JobStatus status = shell.WaitForPhase("FINISHED");
   EXPECT_EQ(status.final_status(), "FAILED");
   EXPECT_NE(status.message().find("worker:1"), std::string::npos) << status.message();
   EXPECT_EQ(TaskState(status, "worker", 1), "FAILED");
   // worker:0 was still running: stopped by the coordinator, not failed.
   EXPECT_EQ(TaskState(status, "worker", 0), "FINISHED");
-  auto record = shell.engine().Record();
+  auto record = shell.Engine().Record();
   ASSERT_EQ(record.stopped.size(), 1u);
   EXPECT_EQ(record.stopped[0], shell.ContainerOf("worker", 0));
   EXPECT_EQ(shell.WaitForExit(), 1);
@@ -369,16 +367,16 @@ TEST(CoordinatorShellTest, ATaskFailureEndsTheJob) {
 TEST(CoordinatorShellTest, ShutsDownAsSoonAsTheClientHasReadTheEnd) {
   Shell shell({});
   StartAndRegisterBoth(shell);
-  ASSERT_TRUE(Report(shell.client(), "worker", 0, 0).ok());
-  ASSERT_TRUE(Report(shell.client(), "worker", 1, 0).ok());
+  ASSERT_TRUE(Report(shell.Client(), "worker", 0, 0).ok());
+  ASSERT_TRUE(Report(shell.Client(), "worker", 1, 0).ok());
   rpc::JobStatus status = shell.WaitForPhase("FINISHED");
   EXPECT_EQ(status.final_status(), "SUCCEEDED");
   // No simulated time passes: reading the end is what ends the coordinator, not a tick.
   EXPECT_EQ(shell.WaitForExit(), 0);
-  EXPECT_EQ(shell.engine().Record().shutdowns, 1);
+  EXPECT_EQ(shell.Engine().Record().shutdowns, 1);
   // The control plane is gone.
   rpc::GetJobStatusRequest req;
-  EXPECT_FALSE(shell.client().GetJobStatus(req, 2'000).ok());
+  EXPECT_FALSE(shell.Client().GetJobStatus(req, 2'000).ok());
 }
 
 TEST(CoordinatorShellTest, LingersForAClientThenShutsDown) {
@@ -386,12 +384,12 @@ TEST(CoordinatorShellTest, LingersForAClientThenShutsDown) {
   o.linger_ms = 7'000;
   Shell shell(o);
   StartAndRegisterBoth(shell);
-  ASSERT_TRUE(Report(shell.client(), "worker", 0, 0).ok());
-  ASSERT_TRUE(Report(shell.client(), "worker", 1, 0).ok());
-  ASSERT_TRUE(shell.engine().WaitFor([](const auto& r) { return r.shutdowns == 1; }));
+  ASSERT_TRUE(Report(shell.Client(), "worker", 0, 0).ok());
+  ASSERT_TRUE(Report(shell.Client(), "worker", 1, 0).ok());
+  ASSERT_TRUE(shell.Engine().WaitFor([](const auto& r) { return r.shutdowns == 1; }));
   // Nobody has read the end: the coordinator waits linger_ms for a client, and no longer.
   int64_t finished = shell.NowMs();
-  ASSERT_EQ(shell.time().NextWakeMs(), finished + 7'000);
+  ASSERT_EQ(shell.Time().NextWakeMs(), finished + 7'000);
   shell.Advance(6'999);
   EXPECT_FALSE(shell.Exited());
   shell.Advance(1);
@@ -403,19 +401,19 @@ TEST(CoordinatorShellTest, AKillStopsEveryTaskAndEndsTheJobKilled) {
   StartAndRegisterBoth(shell);
   rpc::KillJobRequest kill;
   kill.set_reason("killed by user (test)");
-  ASSERT_TRUE(shell.client().KillJob(kill, kRpcTimeoutMs).ok());
+  ASSERT_TRUE(shell.Client().KillJob(kill, kRpcTimeoutMs).ok());
   rpc::JobStatus status = shell.WaitForPhase("FINISHED");
   EXPECT_EQ(status.final_status(), "KILLED");
   EXPECT_EQ(status.message(), "killed by user (test)");
-  EXPECT_EQ(shell.engine().Record().stopped.size(), 2u);
+  EXPECT_EQ(shell.Engine().Record().stopped.size(), 2u);
   EXPECT_EQ(shell.WaitForExit(), 1);
-  EXPECT_EQ(shell.engine().Record().shutdowns, 1);
+  EXPECT_EQ(shell.Engine().Record().shutdowns, 1);
 }
 
 TEST(CoordinatorShellTest, RefusesCallsWithoutTheJobSecret) {
   Shell shell({});
   shell.Start();
-  rpc::CoordinatorClient stranger(shell.client().address(), "wrong-secret");
+  rpc::CoordinatorClient stranger(shell.Client().address(), "wrong-secret");
   Status s = Register(stranger, "worker", 0);
   EXPECT_EQ(s.code(), StatusCode::kUnauthenticated) << s.ToString();
 }
