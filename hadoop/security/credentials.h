@@ -32,6 +32,9 @@ inline constexpr std::string_view kNmTokenKind = "NMToken";
 inline constexpr std::string_view kContainerTokenKind = "ContainerToken";
 inline constexpr std::string_view kRmDelegationTokenKind = "RM_DELEGATION_TOKEN";
 inline constexpr std::string_view kHdfsDelegationTokenKind = "HDFS_DELEGATION_TOKEN";
+// The same identifier and password as GETDELEGATIONTOKEN hands them out over HTTP; the RM renews
+// it over WebHDFS.
+inline constexpr std::string_view kWebHdfsDelegationTokenKind = "WEBHDFS delegation";
 
 class Credentials {
  public:
@@ -65,6 +68,13 @@ class Credentials {
   std::vector<std::pair<std::string, Token>> tokens_;
   std::vector<std::pair<std::string, std::string>> secrets_;
 };
+
+// Token.encodeToUrlString / decodeFromUrlString: the Writable token (vint-length identifier,
+// password, kind, service) in URL-safe base64 without padding, as WebHDFS's GETDELEGATIONTOKEN
+// returns it in "urlString" and takes it in "delegation=" (docs/hadoop-ipc.md, WebHDFS).
+std::string EncodeTokenUrlString(const Token& token);
+// Errors never quote the input: it is a secret.
+Result<Token> DecodeTokenUrlString(std::string_view url_string);
 
 // Hadoop's WritableUtils variable-length integers (not protobuf varints, §3).
 void AppendWritableVLong(int64_t value, std::string* out);

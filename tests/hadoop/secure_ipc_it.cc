@@ -3,6 +3,10 @@
 // and the cluster with hadoop.rpc.protection = $TONY_SECURE_PROTECTION and puts alice's ticket in
 // $KRB5CCNAME (docs/hadoop-ipc.md, Kerberos).
 //
+// Also WebHDFS on the same cluster: SPNEGO from the ticket cache (writes go through the secure
+// DataNode), the 401 without it, and an HDFS delegation token that the RM may renew, usable with
+// no Kerberos ticket at all.
+//
 // Proves: calls from a ticket cache and from a keytab (with no ticket cache at all), with the
 // cluster's protection negotiated and every call wrapped; the refusals a user meets (no ticket,
 // a keytab without the principal's keys, SIMPLE auth, a protection level the cluster does not
@@ -14,8 +18,11 @@
 #include <string>
 
 #include "applicationclient_protocol.pb.h"
+#include "common/strings.h"
+#include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/ipc/connection.h"
 #include "hadoop/ipc/sasl_layer.h"
+#include "hadoop/security/credentials.h"
 #include "hadoop/security/kerberos.h"
 #include "hadoop/yarn/cluster_conf.h"
 #include "yarn_service_protos.pb.h"
@@ -25,6 +32,7 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace yarn_pb = ::hadoop::yarn;
+namespace hdfs = ::tony::hadoop::hdfs;
 using security::KerberosCredentials;
 
 constexpr char kClientProtocol[] = "org.apache.hadoop.yarn.api.ApplicationClientProtocolPB";
@@ -67,6 +75,7 @@ class SecureIpcTest : public ::testing::Test {
     ASSERT_TRUE(protection.ok()) << protection.status().ToString();
     protection_ = *protection;
     ASSERT_EQ(QopName(protection_.at(0)), Env("TONY_SECURE_PROTECTION"));
+    namenodes_ = Join(conf->NameNodeHttpAddresses(), ",");
   }
 
   ConnectionOptions KerberosOptions(std::shared_ptr<KerberosCredentials> creds) {
@@ -105,6 +114,7 @@ class SecureIpcTest : public ::testing::Test {
   uint16_t port_ = 0;
   std::string server_principal_;
   std::vector<Qop> protection_;
+  std::string namenodes_;
 };
 
 TEST_F(SecureIpcTest, CallsFromTheTicketCache) {
@@ -205,6 +215,60 @@ TEST_F(SecureIpcTest, AServerThatIsNotTheConfiguredPrincipalIsRefused) {
   EXPECT_EQ(conn.status().code(), StatusCode::kUnauthenticated);
   EXPECT_NE(conn.status().message().find("rm/otherhost"), std::string::npos)
       << conn.status().ToString();
+}
+
+TEST_F(SecureIpcTest, WebHdfsWithSpnegoWritesAndReadsAsTheTicketsUser) {
+  hdfs::WebHdfs fs(namenodes_, "not-used");
+  fs.UseSpnego();
+  const std::string dir = "/user/alice/spnego";
+  ASSERT_TRUE(fs.Mkdirs(dir).ok());
+  Status s = fs.Create(dir + "/data.txt", "secure bytes\n");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  auto status = fs.GetFileStatus(dir + "/data.txt");
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  EXPECT_EQ(status->owner, "alice");  // from the ticket, not from user.name
+  auto bytes = fs.Open(dir + "/data.txt");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_EQ(*bytes, "secure bytes\n");
+}
+
+TEST_F(SecureIpcTest, WebHdfsWithoutSpnegoIsRefused) {
+  hdfs::WebHdfs fs(namenodes_, "alice");
+  auto status = fs.GetFileStatus("/");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.status().code(), StatusCode::kPermissionDenied) << status.status().ToString();
+  EXPECT_NE(status.status().message().find("HTTP 401"), std::string::npos);
+}
+
+TEST_F(SecureIpcTest, AnHdfsDelegationTokenForTheRmWorksWithoutATicket) {
+  hdfs::WebHdfs fs(namenodes_, "not-used");
+  fs.UseSpnego();
+  ASSERT_TRUE(fs.Create("/user/alice/dt.txt", "read with a token").ok());
+  auto url = fs.GetDelegationToken(server_principal_);
+  ASSERT_TRUE(url.ok()) << url.status().ToString();
+  auto token = security::DecodeTokenUrlString(*url);
+  ASSERT_TRUE(token.ok()) << token.status().ToString();
+  EXPECT_EQ(token->kind, security::kWebHdfsDelegationTokenKind);
+  // The identifier names the owner and, as a short name, the renewer (the RM's principal).
+  EXPECT_NE(token->identifier.find("alice"), std::string::npos);
+  EXPECT_NE(token->identifier.find("hadoop"), std::string::npos);
+
+  ScopedEnv no_cache("KRB5CCNAME", "FILE:" + conf_dir_ + "/no-such-ccache");
+  hdfs::WebHdfs with_token(namenodes_, "not-used");
+  with_token.UseDelegationToken(*url);
+  auto bytes = with_token.Open("/user/alice/dt.txt");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_EQ(*bytes, "read with a token");
+  // A token that is not the NameNode's is refused, and the error does not repeat it.
+  security::Token forged = *token;
+  forged.password = "forged-password";
+  hdfs::WebHdfs with_forged(namenodes_, "not-used");
+  const std::string forged_url = security::EncodeTokenUrlString(forged);
+  with_forged.UseDelegationToken(forged_url);
+  auto refused = with_forged.Open("/user/alice/dt.txt");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message().find(forged_url), std::string::npos);
+  std::cerr << "forged token: " << refused.status().ToString() << "\n";
 }
 
 }  // namespace
