@@ -1,7 +1,8 @@
 // What a server (or anything between it and us) sends once SASL has settled on a security
 // layer: WRAP frames (docs/hadoop-ipc.md, SASL), the byte stream of frames reassembled from
 // their unwrapped tokens (a frame may span tokens), SASL GSSAPI's 4-byte security-layer offer
-// and the layer chosen from it (RFC 4752 §3.1), and hadoop.rpc.protection values.
+// and the layer chosen from it (RFC 4752 §3.1), DIGEST-MD5's integrity and privacy tokens
+// (RFC 2831 §2.3, §2.4: forged ones are refused, never crash), and hadoop.rpc.protection values.
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_check.h"
+#include "hadoop/ipc/digest_md5_layer.h"
 #include "hadoop/ipc/sasl_gssapi.h"
 #include "hadoop/ipc/sasl_layer.h"
 #include "hadoop/ipc/wire.h"
@@ -47,6 +49,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(qop.ok() && (offer->layers & QopLayerBit(*qop)) != 0);
     std::string choice = GssapiChoice(*qop, offer->max_message);
     FUZZ_CHECK(choice.size() == 4 && static_cast<uint8_t>(choice[0]) == QopLayerBit(*qop));
+  }
+
+  for (Qop qop : {Qop::kIntegrity, Qop::kPrivacy}) {
+    auto layer = DigestSecurityLayer::Create(qop, "0123456789abcdef", 65536);
+    FUZZ_CHECK(layer.ok());
+    auto plain = (*layer)->Unwrap(in);
+    FUZZ_CHECK(!plain.ok() || plain->size() <= size);
   }
 
   if (auto levels = ParseRpcProtection(in); levels.ok()) FUZZ_CHECK(!levels->empty());

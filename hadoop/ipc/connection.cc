@@ -172,7 +172,7 @@ Status Connection::DigestHandshake(const RpcSaslProto& offer, Clock::time_point 
   // §2.2: user name and password are the base64 of the token's identifier and password.
   DigestMd5Client digest(Base64Encode(options_.token->identifier),
                          Base64Encode(options_.token->password), chosen->protocol(),
-                         chosen->serverid());
+                         chosen->serverid(), options_.protection);
   // §1.9 step 2: the TOKEN entry already carries the first challenge.
   TONY_ASSIGN_OR_RETURN(std::string answer, digest.EvaluateChallenge(chosen->challenge()));
   RpcSaslProto initiate;
@@ -195,7 +195,9 @@ Status Connection::DigestHandshake(const RpcSaslProto& offer, Clock::time_point 
     if (!next.ok()) return next.status();
     RpcSaslProto reply = std::move(next).value();
     if (reply.state() == RpcSaslProto::SUCCESS) {
-      return digest.VerifyServerFinal(reply.token());  // §1.9 step 5
+      TONY_RETURN_IF_ERROR(digest.VerifyServerFinal(reply.token()));  // §1.9 step 5
+      TONY_ASSIGN_OR_RETURN(layer_, digest.TakeSecurityLayer());
+      return Status::Ok();
     }
     if (reply.state() != RpcSaslProto::CHALLENGE) {
       return Internal("SASL: unexpected " + SaslStateName(reply.state()));
