@@ -227,6 +227,9 @@ pb::ContainerLaunchContextProto YarnEngine::BuildLaunchContext(const LaunchSpec&
       hadoop::yarn::AddDockerRuntime(&ctx, role->docker_image, spec_.docker_mounts);
     }
   }
+  if (!options_.task_tokens.tokens().empty()) {
+    hadoop::yarn::SetTokens(&ctx, options_.task_tokens);
+  }
   // Paths inside the task's own container (§5: the NM expands <LOG_DIR> and {{PWD}}).
   hadoop::yarn::AddEnvironment(&ctx, "TONY_LOG_DIR", "<LOG_DIR>");
   hadoop::yarn::AddEnvironment(&ctx, "TONY_JOB_DIR", "{{PWD}}");

@@ -63,8 +63,10 @@ struct ConnectionOptions {
   // yarn.resourcemanager.principal with _HOST replaced); a server that names another is refused.
   std::shared_ptr<security::KerberosCredentials> kerberos;
   std::string server_principal;
-  // hadoop.rpc.protection: the levels we accept, preferred first.
-  std::vector<Qop> protection{Qop::kAuthentication};
+  // hadoop.rpc.protection: the levels we accept, preferred first. The default takes whatever
+  // the server asks for, strongest first: the AM's token connections have no cluster config,
+  // and the server decides the minimum anyway. The client passes the configured value.
+  std::vector<Qop> protection{Qop::kPrivacy, Qop::kIntegrity, Qop::kAuthentication};
   // 16 bytes identifying this client (§1.3); empty means a fresh random id.
   std::string client_id;
   std::chrono::milliseconds connect_timeout{20000};

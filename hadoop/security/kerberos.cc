@@ -127,7 +127,7 @@ Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromKeytab(
                            " (klist -kt " + keytab + ")");
   }
   return std::shared_ptr<KerberosCredentials>(
-      new KerberosCredentials(cred, logged_in, "keytab " + keytab));
+      new KerberosCredentials(cred, logged_in, "keytab " + keytab, ccache));
 }
 
 KerberosCredentials::~KerberosCredentials() {

@@ -41,14 +41,21 @@ class KerberosCredentials {
   // "keytab /path".
   const std::string& source() const { return source_; }
   gss_cred_id_t handle() const { return cred_; }
+  // A keytab login's own MEMORY cache name ("MEMORY:tony-login-..."); empty for the ticket cache.
+  const std::string& ccache() const { return ccache_; }
 
  private:
-  KerberosCredentials(gss_cred_id_t cred, std::string principal, std::string source)
-      : cred_(cred), principal_(std::move(principal)), source_(std::move(source)) {}
+  KerberosCredentials(gss_cred_id_t cred, std::string principal, std::string source,
+                      std::string ccache = "")
+      : cred_(cred),
+        principal_(std::move(principal)),
+        source_(std::move(source)),
+        ccache_(std::move(ccache)) {}
 
   gss_cred_id_t cred_;
   std::string principal_;
   std::string source_;
+  std::string ccache_;
 };
 
 // The GSS-API's own words for a (major, minor) status, e.g. "Server not found in Kerberos
