@@ -97,6 +97,9 @@ Result<rpc::JobStatus> RecordedStatus(const history::JobPaths& paths) {
   if (IsFinished(status) || IsYarnJob(paths)) return status;
   auto am = history::ReadAmInfo(paths);
   if (!am.ok() || CoordinatorRuns(*am, paths.root)) return status;
+  // It may have written its end and exited since the first read: that end stands.
+  TONY_ASSIGN_OR_RETURN(status, history::ReadJobStatus(paths));
+  if (IsFinished(status)) return status;
   return RecordCoordinatorLost(paths, *am, std::move(status));
 }
 
