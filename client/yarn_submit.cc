@@ -84,7 +84,8 @@ std::string StagingDir(const Cluster& c, const std::string& app_id) {
   return "/user/" + c.user + "/.tony/" + app_id;
 }
 
-// Uploads one staged file and describes it as a LocalResource (exact size and mtime, §6).
+// Uploads one staged file and describes it as a LocalResource (exact size and mtime,
+// docs/hadoop-ipc.md §6).
 Result<engine::YarnResource> Upload(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
                                     const std::string& local, const std::string& remote_dir,
                                     const std::string& name, const std::string& permission) {
@@ -257,11 +258,11 @@ rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto&
   std::set<std::string> announced;  // containers whose log URL was printed
   while (true) {
     if (Interrupts() > 0 && !kill_sent) {
-      std::cerr << "tony: interrupted; stopping " << app_id << " (Ctrl-C again to force)\n";
+      std::cerr << InterruptNotice(app_id) << "\n";
       rpc::KillJobRequest req;
-      req.set_reason("killed by user (interrupt in tony submit)");
+      req.set_reason(InterruptKillReason());
       if (am == nullptr || !am->KillJob(req, 5000).ok()) {
-        (void)rm.ForceKillApplication(app, "killed by user (interrupt in tony submit)");
+        (void)rm.ForceKillApplication(app, InterruptKillReason());
       }
       kill_sent = true;
     }

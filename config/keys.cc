@@ -40,7 +40,7 @@ KeySpec Unsupported(KeySpec k, std::string_view why) {
   return k;
 }
 
-// TONY-REFERENCE.md §2.1 and the tony-only application keys.
+// docs/tony-compat.md §2.1 and the tony-only application keys.
 void AddApplicationKeys(std::vector<KeySpec>& k) {
   k.push_back(Str("tony.yarn.queue", "default", "YARN queue."));
   k.push_back(Str("tony.application.name", "TensorFlowApplication", "Application name."));

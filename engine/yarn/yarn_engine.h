@@ -1,7 +1,7 @@
 // YarnEngine: the coordinator's engine inside a YARN ApplicationMaster container.
 //
 // Start registers with the ResourceManager's scheduler (AMRMToken from the container's
-// credentials file, HADOOP-IPC.md §2.1/§3) advertising the coordinator's control-plane address
+// credentials file, docs/hadoop-ipc.md §2.1/§3) advertising the coordinator's control-plane address
 // as the AM's host/rpc_port, so the client finds it in the application report. Container
 // requests become asks, one priority per role (§4.4); allocate() heartbeats on the coordinator's
 // loop every second, every 200 ms while asks are outstanding. Allocations are matched to roles by
