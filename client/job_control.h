@@ -13,11 +13,10 @@ namespace tony::client {
 // With an id: the job's task table and result. Without: one line per job under $TONY_HOME/jobs
 // (job, name, user, started, duration, state, message), by start time.
 int ShowStatus(const std::string& id_or_path);
-// Stops the job (its coordinator stops every task); forcibly if the coordinator does not answer.
+// Stops the job: SIGTERM to its coordinator, which stops every task; forcibly after 30 s.
 int KillJob(const std::string& id_or_path);
-// The live status: on YARN the RM's report (and the AM's status while it runs); else the
-// job's coordinator if it runs, else what it last wrote (status.json), with an unfinished job
-// whose coordinator died recorded FAILED and its unended tasks LOST.
+// What the job's coordinator last wrote (status.json; rewritten at every change); on YARN the
+// RM's report decides, and an unfinished local job whose coordinator died is recorded FAILED.
 Result<rpc::JobStatus> CurrentJobStatus(const history::JobPaths& paths);
 
 }  // namespace tony::client

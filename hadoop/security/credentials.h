@@ -50,6 +50,8 @@ class Credentials {
   const Token* FindToken(std::string_view kind) const;
   const Token* FindToken(std::string_view kind, std::string_view service) const;
   const std::string* FindSecret(std::string_view alias) const;
+  // Removes the secret `alias`; false when there was none.
+  bool RemoveSecret(std::string_view alias);
 
   // Parses a whole token storage stream in either format.
   static Result<Credentials> Parse(std::string_view bytes);
@@ -65,6 +67,12 @@ class Credentials {
   std::vector<std::pair<std::string, Token>> tokens_;
   std::vector<std::pair<std::string, std::string>> secrets_;
 };
+
+// Takes the secret `alias` out of $HADOOP_TOKEN_FILE_LOCATION: returns it and rewrites the file
+// without it (Writable format, as the NM writes it), so that processes started later with the
+// same variable (the user's code) see every other token but not this secret. kNotFound when
+// the variable is unset or the file has no such secret.
+Result<std::string> TakeSecretFromTokenFile(std::string_view alias);
 
 // Hadoop's WritableUtils variable-length integers (not protobuf varints, §3).
 void AppendWritableVLong(int64_t value, std::string* out);
