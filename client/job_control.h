@@ -15,7 +15,8 @@ namespace tony::client {
 int ShowStatus(const std::string& id_or_path);
 // Stops the job: SIGTERM to its coordinator, which stops every task; forcibly after 30 s.
 int KillJob(const std::string& id_or_path);
-// What the job's coordinator last wrote (status.json; rewritten at every change).
+// What the job's coordinator last wrote (status.json; rewritten at every change); on YARN the
+// RM's report decides, and an unfinished local job whose coordinator died is recorded FAILED.
 Result<rpc::JobStatus> CurrentJobStatus(const history::JobPaths& paths);
 
 }  // namespace tony::client

@@ -175,3 +175,35 @@ def test_hung_task_hits_the_application_timeout(tony, tmp_path):
     assert "timed out after 3000 ms (tony.application.timeout)" in r.stdout
     assert time.monotonic() - start < 40
     assert_nothing_left(tony.home)
+
+
+def test_execution_timeout_kills_the_user_process_and_says_which_key(tony, tmp_path):
+    src = tmp_path / "src"
+    write(str(src / "slow.py"), "import time\ntime.sleep(120)\n")
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "generic", "tony.worker.instances": "1",
+        "tony.worker.memory": "256m", "tony.task.executor.execution-timeout-ms": "1500"})
+    started = time.monotonic()
+    r = tony.run("submit", "--executes", "slow.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", str(src), "--conf_file", conf)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert time.monotonic() - started < 60
+    assert "execution timed out after 1500 ms (tony.task.executor.execution-timeout-ms)" in \
+        open(os.path.join(tony.task("worker", 0)["log_dir"], "executor.log")).read()
+    assert_nothing_left(tony.home)
+
+
+def test_error_message_max_depth_bounds_the_stderr_lines_in_the_failure(tony, tmp_path):
+    src = tmp_path / "src"
+    write(str(src / "noisy.py"), "import sys\nfor i in range(10):\n"
+                                 "    print(f'line {i}', file=sys.stderr)\nsys.exit(4)\n")
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "generic", "tony.worker.instances": "1",
+        "tony.worker.memory": "256m",
+        "tony.task.executor.execution.error-message-max-depth": "3"})
+    r = tony.run("submit", "--executes", "noisy.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", str(src), "--conf_file", conf)
+    assert r.returncode == 1, r.stdout + r.stderr
+    diagnostics = tony.task("worker", 0)["diagnostics"]
+    assert "line 7" in diagnostics and "line 9" in diagnostics, diagnostics
+    assert "line 6" not in diagnostics, diagnostics

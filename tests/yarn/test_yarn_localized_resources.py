@@ -99,7 +99,7 @@ def test_every_kind_of_resource_reaches_the_containers_that_asked(minicluster, t
     app_id = tony.jobs()[-1]
     app = rm_app(minicluster, app_id)
     assert (app["name"], app["applicationType"], app["queue"]) == \
-        ("resources-check", "TONYTEST", "default"), app
+        ("resources-check", "TONYTEST", "root.default"), app
     assert sorted(app["applicationTags"].split(",")) == ["alpha", "beta"], app
     for role in ("worker", "evaluator"):
         logs = tony.run("logs", tony.jobs()[-1], "--task", f"{role}:0", "--stream", "stdout")
