@@ -14,6 +14,7 @@
 #include "client/render.h"
 #include "client/resources.h"
 #include "client/staging.h"
+#include "client/yarn_security.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -49,6 +50,7 @@ Result<std::string> StageLocally(const SubmitOptions& o, const history::JobPaths
 struct Cluster {
   hadoop::ClusterConf conf;
   std::string user;
+  ClientSecurity security;  // Kerberos login on a secure cluster (client/yarn_security.h)
   // What WebHDFS and the ApplicationClient are given: every NameNode / ResourceManager of an HA
   // pair, in configured order (hadoop/yarn/cluster_conf.h).
   std::string NameNodes() const { return Join(conf.NameNodeHttpAddresses(), ","); }
@@ -61,7 +63,8 @@ Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterC
   return hadoop::ToServers(c.RmAddresses(), ids, "yarn.resourcemanager.address");
 }
 
-Result<Cluster> LoadCluster() {
+// `job_conf` names a keytab login (tony.kerberos.*); without it a secure cluster needs kinit.
+Result<Cluster> LoadCluster(const Configuration& job_conf = Configuration()) {
   std::string dir = hadoop::HadoopConfDir();
   if (dir.empty()) {
     return FailedPrecondition(
@@ -71,6 +74,8 @@ Result<Cluster> LoadCluster() {
   Cluster c;
   TONY_ASSIGN_OR_RETURN(c.conf, hadoop::LoadClusterConf(dir));
   c.user = hadoop::ipc::DefaultUserName();
+  TONY_ASSIGN_OR_RETURN(c.security, LoginForCluster(c.conf, job_conf, c.user));
+  c.user = c.security.user;
   std::string fs = c.conf.default_fs;
   if (!StartsWith(fs, "hdfs://")) {
     return FailedPrecondition("fs.defaultFS is " + fs + " in " + dir +
@@ -220,8 +225,7 @@ Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
 }
 
 void RemoveStaging(const Cluster& c, const std::string& app_id) {
-  hadoop::hdfs::WebHdfs fs(c.NameNodes(), c.user);
-  auto deleted = fs.Delete(StagingDir(c, app_id));
+  auto deleted = MakeWebHdfs(c.conf, c.security)->Delete(StagingDir(c, app_id));
   if (!deleted.ok()) {
     std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
               << "\n";
@@ -351,11 +355,12 @@ std::string AwaitEnd(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& 
 }  // namespace
 
 int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpec& spec) {
-  auto cluster = LoadCluster();
+  auto cluster = LoadCluster(conf);
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);
   if (!rm_servers.ok()) return Fail(rm_servers.status());
-  yarn::ApplicationClient rm(*rm_servers, cluster->user, cluster->conf.rm_failover);
+  auto rm_client = MakeRmClient(cluster->conf, cluster->security, *rm_servers);
+  yarn::ApplicationClient& rm = *rm_client;
   auto new_app = rm.GetNewApplication();
   if (!new_app.ok()) {
     return Fail(new_app.status().WithContext("asking the ResourceManager at " +
@@ -372,7 +377,6 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   history::JobPaths paths(history::JobsRoot() + "/" + app_id);
   std::string secret = RandomHex(32);
   s = MakeDirs(paths.root, 0700);
-  if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
   std::string bundle;
   if (s.ok()) {
@@ -386,7 +390,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   }
 
   // Staging on HDFS (§6): everything the AM and the executors localize.
-  hadoop::hdfs::WebHdfs fs(cluster->NameNodes(), cluster->user);
+  auto fs_client = MakeWebHdfs(cluster->conf, cluster->security);
+  hadoop::hdfs::WebHdfs& fs = *fs_client;
   std::string remote = StagingDir(*cluster, app_id);
   std::vector<engine::YarnResource> task_files;
   std::vector<engine::YarnResource> am_files;
@@ -409,7 +414,6 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   // An archive the NM unpacks into ./tony-bundle; it recognizes one by the .tar.gz name.
   upload(bundle, std::string(kBundleResource) + ".tar.gz", "600", true, kBundleResource);
   upload(paths.FinalConf(), "tony-final.xml", "600", true);
-  upload(paths.Secret(), "secret", "600", false);
   upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
   upload(paths.Staging() + "/venv.zip", "venv.zip", "600", true);
   if (s.ok()) {
@@ -429,6 +433,11 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     bool bad_input = s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound;
     return Fail(s.WithContext("staging to HDFS " + remote),
                 bad_input ? kExitBadInput : kExitJobFailed);
+  }
+  auto tokens = FetchDelegationTokens(cluster->conf, cluster->security, rm, fs);
+  if (!tokens.ok()) {
+    RemoveStaging(*cluster, app_id);
+    return Fail(tokens.status().WithContext("getting delegation tokens"), kExitJobFailed);
   }
 
   // The AM: `tony am` in a container of its own (§4.3, §5).
@@ -450,6 +459,11 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
                        hadoop::FormatFailoverPolicy(cluster->conf.rm_failover));
   yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
+  // The job secret as a secret key of the AM's credentials, never in a file, the environment or
+  // the command line (engine/yarn/yarn_engine.cc does the same for every executor).
+  hadoop::security::Credentials am_credentials;
+  am_credentials.AddSecret(rpc::kJobSecretAlias, secret);
+  yarn::SetTokens(&sub.am_container, am_credentials);
   if (spec.docker_enabled) {
     yarn::AddDockerRuntime(&sub.am_container, spec.am_docker_image, spec.docker_mounts);
   }
@@ -457,6 +471,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
   yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());
   yarn::AddEnvironment(&sub.am_container, engine::kStagingUserEnv, cluster->user);
+  if (!tokens->tokens().empty()) yarn::SetTokens(&sub.am_container, *tokens);
   sub.am_container.add_command(std::string("exec ") + kBundleBinary +
                                " am --job-dir . --engine yarn 1><LOG_DIR>/am.log 2>&1");
   s = rm.SubmitApplication(yarn::BuildSubmissionContext(sub));
@@ -504,14 +519,8 @@ Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobSta
     ApplyFinalReport(*report, app_id, &last);
     return last;
   }
-  auto secret = ReadFile(paths.Secret());
-  if (report->yarn_application_state() == pb::RUNNING && report->rpc_port() > 0 && secret.ok()) {
-    rpc::CoordinatorClient am(report->host() + ":" + std::to_string(report->rpc_port()),
-                              std::string(Trim(*secret)));
-    rpc::GetJobStatusRequest req;
-    req.set_after_version(-1);
-    if (auto live = am.GetJobStatus(req, 3000); live.ok()) return live;
-  }
+  // The job secret lives only in the job's own processes and the submitting client's memory
+  // (README, "The job secret"), so another client sees the RM's view and the last recorded one.
   last.set_phase("RUNNING");
   last.set_message("YARN application " + app_id + " is " +
                    std::string(yarn::ApplicationStateName(report->yarn_application_state())));
@@ -527,7 +536,8 @@ int KillYarnApplication(const std::string& application_id) {
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);
   if (!rm_servers.ok()) return Fail(rm_servers.status());
-  yarn::ApplicationClient rm(*rm_servers, cluster->user, cluster->conf.rm_failover);
+  auto rm_client = MakeRmClient(cluster->conf, cluster->security, *rm_servers);
+  yarn::ApplicationClient& rm = *rm_client;
   Status s = rm.ForceKillApplication(*app, "killed by user (tony kill)");
   if (!s.ok()) return Fail(s, kExitJobFailed);
   std::string state = AwaitEnd(rm, *app, 60s);
