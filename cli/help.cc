@@ -73,10 +73,10 @@ std::string CommandHelp(const std::string& command) {
        "A task's stdout, stderr and executor.log (--task role:index), or the coordinator's log.\n"},
       {"am", "usage: tony am --job-dir <dir> [--engine yarn]\n(internal) the job's coordinator.\n"},
       {"executor",
-       "usage: tony executor\n(internal) a task's executor; it reads its identity from the "
+       "usage: tony executor\n(internal) a task's executor; it reads its identity from the\n"
        "environment the engine gives it.\n"},
       {"bundle",
-       "usage: tony bundle\n(internal) builds the archive `tony submit` ships to YARN (tony and "
+       "usage: tony bundle\n(internal) builds the archive `tony submit` ships to YARN (tony and\n"
        "its shared libraries) into $TONY_HOME/cache and prints its path.\n"},
       {"version", "usage: tony version\nPrints the version.\n"},
       {"help", "usage: tony help [<command>]\n"},
