@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "client/render.h"
+#include "client/resources.h"
 #include "client/staging.h"
 #include "client/yarn_submit.h"
 #include "common/clock.h"
@@ -20,6 +21,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
+#include "config/role_names.h"
 #include "engine/local/local_engine.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
@@ -68,6 +70,44 @@ Status CheckEntryPoint(const SubmitOptions& o) {
   return Status::Ok();
 }
 
+// True when bash would find `name` as a command: a builtin or keyword, or an executable on PATH.
+bool IsCommand(const std::string& name) {
+  static const char* kShellWords[] = {"cd",   "echo", "exec", "exit",  "export", "source", ".",
+                                      "test", "[",    "true", "false", "eval",   "set",    "time",
+                                      "env",  "if",   "for",  "while", "case",   "{",      "("};
+  for (const char* w : kShellWords) {
+    if (name == w) return true;
+  }
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : SplitTrimmed(path != nullptr ? path : "", ':')) {
+    std::string candidate = JoinPath(dir, name);
+    if (::access(candidate.c_str(), X_OK) == 0 && !IsDirectory(candidate)) return true;
+  }
+  return false;
+}
+
+// `--executes t.py` without --python_binary_path runs `bash -c "t.py ..."`, and bash looks a bare
+// name up on PATH only: a script of the job named that way exits 127 in every task. Refuse it
+// here, with the two ways that work.
+Status CheckRunnable(const SubmitOptions& o) {
+  if (!o.python_binary_path.empty()) return Status::Ok();
+  auto words = ShellSplit(o.executes);
+  if (words.empty()) return Status::Ok();
+  const std::string& first = words[0];
+  if (first.find('/') != std::string::npos || first.find('=') != std::string::npos ||
+      IsCommand(first)) {
+    return Status::Ok();
+  }
+  std::string file = IsDirectory(o.src_dir) ? JoinPath(o.src_dir, first)
+                                            : (o.src_dir.empty() ? first : std::string());
+  if (file.empty() || !PathExists(file) || IsDirectory(file)) return Status::Ok();
+  return InvalidArgument("--executes " + o.executes + ": " + first +
+                         " is a file of the job, not a command (bash looks a bare name up on "
+                         "PATH only, so every task would exit 127); run it with Python: "
+                         "--python_binary_path python3, or run it directly: --executes ./" +
+                         first + " (tony makes it executable, as TonY does)");
+}
+
 // The entries of a zip archive (`unzip -Z1`), or an error when it is not a readable zip.
 Result<std::vector<std::string>> ZipEntries(const std::string& archive) {
   std::string cmd = "unzip -Z1 " + ShellQuote(archive) + " 2>/dev/null";
@@ -113,8 +153,24 @@ Status CheckInputs(const SubmitOptions& o) {
   if (!o.conf_file.empty() && !PathExists(o.conf_file)) {
     return InvalidArgument("--conf_file " + o.conf_file + ": no such file");
   }
+  if (!o.src_dir.empty() && !IsDirectory(o.src_dir)) {
+    TONY_RETURN_IF_ERROR(CheckZipArchive("--src_dir", o.src_dir));
+  }
+  if (!o.python_venv.empty()) TONY_RETURN_IF_ERROR(CheckZipArchive("--python_venv", o.python_venv));
   TONY_RETURN_IF_ERROR(CheckVenv(o));
-  return CheckEntryPoint(o);
+  TONY_RETURN_IF_ERROR(CheckEntryPoint(o));
+  return CheckRunnable(o);
+}
+
+// TonY's submitter treats `--shell_env K` as K with an empty value; a name is required.
+Result<std::string> EnvFlag(const std::string& flag, const std::string& kv) {
+  size_t eq = kv.find('=');
+  if (eq == 0 || Trim(kv).empty()) {
+    return InvalidArgument("--" + flag + " " + kv +
+                           ": the variable name is empty; expected NAME=VALUE (or NAME alone "
+                           "for an empty value)");
+  }
+  return eq == std::string::npos ? kv + "=" : kv;
 }
 
 std::string ChooseEngine(const SubmitOptions& o) {
@@ -165,9 +221,9 @@ rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& 
   bool kill_sent = false;
   while (true) {
     if (Interrupts() > 0 && !kill_sent) {
-      std::cerr << "tony: interrupted; stopping job " << paths.root << " (Ctrl-C again to force)\n";
+      std::cerr << InterruptNotice("job " + paths.root) << "\n";
       rpc::KillJobRequest req;
-      req.set_reason("killed by user (interrupt in tony submit)");
+      req.set_reason(InterruptKillReason());
       (void)client.KillJob(req, 5000);
       kill_sent = true;
     }
@@ -223,25 +279,42 @@ void AddHorovodDriver(Configuration& conf, const std::string& python) {
 
 }  // namespace
 
+std::string JobFile(const SubmitOptions& o) {
+  if (!o.conf_file.empty()) return o.conf_file;
+  return PathExists(kDefaultJobFile) && !IsDirectory(kDefaultJobFile) ? kDefaultJobFile : "";
+}
+
 Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   Configuration conf = Configuration::WithDefaults();
-  if (!o.conf_file.empty()) TONY_RETURN_IF_ERROR(conf.AddFile(o.conf_file));
+  std::string job_file = JobFile(o);
+  if (!job_file.empty()) TONY_RETURN_IF_ERROR(conf.AddFile(job_file));
   std::string site = SiteFilePath();
   if (PathExists(site)) TONY_RETURN_IF_ERROR(conf.AddFile(site));
-  for (const auto& kv : o.confs) {
-    TONY_RETURN_IF_ERROR(conf.AddOverride(kv).WithContext("--conf " + kv));
+  // AddOverride's errors already name "--conf <what was given>".
+  for (const auto& kv : o.confs) TONY_RETURN_IF_ERROR(conf.AddOverride(kv));
+  for (const auto& kv : o.shell_envs) {
+    TONY_ASSIGN_OR_RETURN(std::string env, EnvFlag("shell_env", kv));
+    conf.Set("tony.execution.envs", env, "--shell_env");
   }
-  for (const auto& kv : o.shell_envs) conf.Set("tony.execution.envs", kv, "--shell_env");
-  for (const auto& kv : o.container_envs) conf.Set("tony.containers.envs", kv, "--container_env");
+  for (const auto& kv : o.container_envs) {
+    TONY_ASSIGN_OR_RETURN(std::string env, EnvFlag("container_env", kv));
+    conf.Set("tony.containers.envs", env, "--container_env");
+  }
   std::string python = o.python_binary_path;
   if (!python.empty() && python[0] != '/' && !o.python_venv.empty()) python = "venv/" + python;
   if (!python.empty()) conf.Set("tony.python-exec-path", python, "--python_binary_path");
   if (!o.executes.empty()) {
     conf.Set("tony.containers.command", ComposeCommand(o, python), "--executes");
   }
-  AddHorovodDriver(conf, python);
+  // TonY's helper scripts run with tony.python-exec-path, which a job file may set instead.
+  AddHorovodDriver(conf, python.empty() ? conf.GetOr("tony.python-exec-path", "") : python);
   if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
   if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
+  // TonY appends them to tony.containers.resources, a path without a scheme on the default FS.
+  for (const auto& path : o.hdfs_classpath) {
+    conf.Set("tony.containers.resources",
+             path.find("://") == std::string::npos ? "hdfs://" + path : path, "--hdfs_classpath");
+  }
   return conf;
 }
 
@@ -253,14 +326,25 @@ int Submit(const SubmitOptions& o) {
   };
   Status s = CheckInputs(o);
   if (!s.ok()) return fail_input(s);
+  if (std::string notice = history::TonyHomeNotice(); !notice.empty()) {
+    std::cerr << "tony: note: " << notice << "\n";
+  }
+  if (o.conf_file.empty() && !JobFile(o).empty()) {
+    std::cerr << "tony: using ./" << kDefaultJobFile << " as the job file (no --conf_file)\n";
+  }
   auto conf = BuildConfiguration(o);
   if (!conf.ok()) return fail_input(conf.status());
+  for (const auto& w : conf->warnings()) std::cerr << "tony: warning: " << w << "\n";
   for (const auto& w : UnknownKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
+  for (const auto& w : UnsupportedKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
   auto spec = BuildJobSpec(*conf);
   if (!spec.ok()) return fail_input(spec.status());
+  for (const auto& w : RoleNameWarnings(*spec)) std::cerr << "tony: warning: " << w << "\n";
   s = runtime::ValidateForFramework(*spec);
   if (!s.ok()) return fail_input(s);
   std::string engine = ChooseEngine(o);
+  s = CheckResources(*conf, *spec, engine == "yarn");
+  if (!s.ok()) return fail_input(s);
   if (engine == "yarn") return SubmitToYarn(o, *conf, *spec);
   if (engine != "local") {
     return fail_input(InvalidArgument("--engine " + engine + ": expected local or yarn"));
@@ -270,8 +354,16 @@ int Submit(const SubmitOptions& o) {
                  "as a plain process here, not in its image (YARN's Docker runtime runs images; "
                  "use --engine yarn)\n";
   }
-  s = engine::CheckFitsLocally(*spec, engine::DetectCapacity(*spec));
+  if (!Trim(conf->GetOr("tony.am.resources", "")).empty()) {
+    std::cerr << "tony: warning: tony.am.resources is not staged on the local engine: its "
+                 "coordinator runs no user code (YARN localizes it into the AM's container)\n";
+  }
+  engine::MachineCapacity capacity = engine::DetectCapacity(*spec);
+  s = engine::CheckFitsLocally(*spec, capacity);
   if (!s.ok()) return fail_input(s);
+  if (auto w = engine::OversubscriptionWarning(*spec, capacity)) {
+    std::cerr << "tony: warning: " << *w << "\n";
+  }
 
   std::string job_id = history::NewJobId();
   history::JobPaths paths(history::JobsRoot() + "/" + job_id);
@@ -280,6 +372,7 @@ int Submit(const SubmitOptions& o) {
   if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf->ToXml());
   if (s.ok()) s = StageJobFiles(o, paths);
+  if (s.ok()) s = StageLocalResources(*spec, paths);
   if (!s.ok()) {
     std::cerr << "tony: error: staging job " << job_id << ": " << s.message() << "\n";
     (void)RemoveAll(paths.root);

@@ -20,6 +20,7 @@ struct SubmitOptions {
   std::vector<std::string> confs;           // --conf k=v, in order
   std::vector<std::string> shell_envs;      // --shell_env K=V
   std::vector<std::string> container_envs;  // --container_env K=V
+  std::vector<std::string> hdfs_classpath;  // --hdfs_classpath entries (comma-separated flag)
   std::string engine;                       // "", "local" or "yarn"
   std::string tony_binary;                  // this executable
 };
@@ -28,6 +29,12 @@ struct SubmitOptions {
 inline constexpr int kExitSucceeded = 0;
 inline constexpr int kExitJobFailed = 1;
 inline constexpr int kExitBadInput = 2;
+
+// TonY reads tony.xml (from its class path) when no --conf_file is given; tony reads it from the
+// working directory.
+inline constexpr char kDefaultJobFile[] = "tony.xml";
+// The job file: --conf_file, else ./tony.xml when it exists, else "".
+std::string JobFile(const SubmitOptions& options);
 
 // Builds the job's configuration from the options (defaults < --conf_file < tony-site.xml <
 // --conf), with the values the flags imply. Errors name the flag or file.

@@ -56,7 +56,8 @@ int RunYarnCoordinator(const std::string& job_dir) {
   auto spec = BuildJobSpec(conf);
   if (!spec.ok()) return fail(spec.status());
 
-  // §2.1/§3: the AMRMToken is in the credentials file the NM wrote for this container.
+  // docs/hadoop-ipc.md §2.1/§3: the AMRMToken is in the credentials file the NM wrote for this
+  // container.
   auto credentials = hadoop::security::Credentials::FromEnvironment();
   if (!credentials.ok()) return fail(credentials.status().WithContext("reading the AMRMToken"));
   const hadoop::security::Token* token = credentials->FindToken(hadoop::security::kAmRmTokenKind);

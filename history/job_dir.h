@@ -4,11 +4,11 @@
 //   $TONY_HOME (default ~/.tony)/jobs/<job id>/
 //     tony-final.xml   the configuration as run
 //     secret           the job's control-plane secret (0600)
-//     am.json          where the coordinator listens {host, port, pid}
+//     am.json          where the coordinator listens {host, port, pid, start_id}
 //     am.log           the coordinator's own log
 //     status.json      the latest job status (the RPC's JobStatus as JSON), final after the end
 //     events.jsonl     one line per state change, for history
-//     staging/         what the client staged (src archive, venv archive)
+//     staging/         what the client staged (src archive, venv archive, resources/<role>/)
 //     tasks/<role>-<index>/attempt-<n>/{stdout,stderr,executor.log,work/}
 #pragma once
 
@@ -20,7 +20,12 @@
 
 namespace tony::history {
 
+// $TONY_HOME made absolute, else $HOME/.tony, else /tmp/.tony.
 std::string TonyHome();
+inline constexpr char kNoHomeDir[] = "/tmp";
+// What a client should tell the user about where job records go when that is not obvious (no
+// TONY_HOME and no HOME); empty otherwise.
+std::string TonyHomeNotice();
 std::string JobsRoot();
 std::string NewJobId();
 
@@ -34,6 +39,10 @@ struct JobPaths {
   std::string Status() const { return root + "/status.json"; }
   std::string Events() const { return root + "/events.jsonl"; }
   std::string Staging() const { return root + "/staging"; }
+  // Local engine: a role's tony.*.resources, staged for its tasks' working directories.
+  std::string Resources(const std::string& role) const {
+    return root + "/staging/resources/" + role;
+  }
   std::string TaskAttemptDir(const std::string& role, int index, int attempt) const;
 };
 
@@ -41,6 +50,9 @@ struct AmInfo {
   std::string host;
   int port = 0;
   int pid = 0;
+  // The coordinator's ProcessStartId (common/process.h): `tony status` tells a dead coordinator
+  // from a live one, even when its pid was reused. Empty in am.json files of older versions.
+  std::string start_id;
   std::string Address() const { return host + ":" + std::to_string(port); }
 };
 
@@ -55,7 +67,8 @@ Status WriteJobStatus(const JobPaths& paths, const rpc::JobStatus& status);
 Result<rpc::JobStatus> ReadJobStatus(const JobPaths& paths);
 Status AppendEvent(const JobPaths& paths, const std::string& json_line);
 
-// Accepts a job id, a unique prefix of one, or a job directory path.
+// A job's directory from its id, a unique prefix of one, or a path to it; refuses ids that name no
+// single job (empty, ".", "..", a directory that is not a job's).
 Result<std::string> ResolveJobDir(const std::string& id_or_path);
 // Job ids under JobsRoot(), oldest first.
 std::vector<std::string> ListJobIds();

@@ -1,7 +1,7 @@
 // YarnEngine: the coordinator's engine inside a YARN ApplicationMaster container.
 //
 // Start registers with the ResourceManager's scheduler (AMRMToken from the container's
-// credentials file, HADOOP-IPC.md §2.1/§3) advertising the coordinator's control-plane address
+// credentials file, docs/hadoop-ipc.md §2.1/§3) advertising the coordinator's control-plane address
 // as the AM's host/rpc_port, so the client finds it in the application report. Container
 // requests become asks, one priority per role (§4.4); allocate() heartbeats on the coordinator's
 // loop every second, every 200 ms while asks are outstanding. Allocations are matched to roles by
@@ -35,10 +35,14 @@ struct YarnResource {
   std::string name;
   hadoop::yarn::RemoteFile file;
   bool archive = false;
+  // The roles whose containers get it (a tony.<role>.resources entry); empty: every container.
+  std::vector<std::string> roles;
+  bool ForRole(const std::string& role) const;
 };
 
 // tony-resources.txt, written by the client and localized into the AM: one resource per line,
-// tab-separated: name scheme host port path size modification_time [FILE|ARCHIVE].
+// tab-separated: name scheme host port path size modification_time [FILE|ARCHIVE [roles]],
+// roles comma-separated (absent: every container).
 std::string FormatYarnResources(const std::vector<YarnResource>& resources);
 Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text);
 
