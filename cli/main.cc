@@ -15,12 +15,14 @@
 #include "client/yarn_submit.h"
 #include "common/files.h"
 #include "common/log.h"
+#include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
 #include "coordinator/coordinator.h"
 #include "engine/local/local_engine.h"
 #include "executor/executor.h"
 #include "history/job_dir.h"
+#include "rpc/job_secret.h"
 
 namespace tony::cli {
 namespace {
@@ -78,7 +80,8 @@ int RunCoordinator(const std::vector<std::string>& args) {
   }
   if (flags->Get("engine") == "yarn") return client::RunYarnCoordinator(flags->Get("job-dir"));
   history::JobPaths paths(flags->Get("job-dir"));
-  auto secret = ReadFile(paths.Secret());
+  // From the pipe the client handed it over on (rpc/job_secret.h).
+  auto secret = rpc::ReadJobSecret();
   if (!secret.ok()) {
     TONY_LOG(kError) << secret.status().message();
     return 1;
@@ -98,7 +101,7 @@ int RunCoordinator(const std::vector<std::string>& args) {
   CoordinatorOptions options;
   options.job_id = BaseName(paths.root);
   options.job_dir = paths.root;
-  options.secret = std::string(Trim(*secret));
+  options.secret = *secret;
   auto self = SelfExecutable();
   options.tony_binary = self.ok() ? *self : "tony";
   engine::MachineCapacity capacity = engine::DetectCapacity(*spec);
@@ -193,6 +196,9 @@ int RunBundle() {
 }  // namespace
 
 int Main(int argc, char** argv) {
+  // Every tony process may hold a job secret (README, "The job secret"): none may
+  // be read through /proc by the job's own code, which runs as the same user.
+  (void)MakeNonDumpable();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << Usage();

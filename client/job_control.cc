@@ -20,7 +20,6 @@
 #include "common/strings.h"
 #include "config/configuration.h"
 #include "history/job_dir.h"
-#include "rpc/client.h"
 
 namespace tony::client {
 namespace {
@@ -106,19 +105,12 @@ Result<rpc::JobStatus> RecordedStatus(const history::JobPaths& paths) {
 
 }  // namespace
 
-// The live status: on YARN the RM's report and the AM; else the coordinator if it runs, else
-// what it last wrote.
+// The live status. On YARN the RM's report decides; on the local engine, what the coordinator
+// last wrote (it rewrites status.json at every change; no process but the job's own holds the
+// job secret, README "The job secret"), with a dead coordinator's unfinished job recorded as
+// failed.
 Result<rpc::JobStatus> CurrentJobStatus(const history::JobPaths& paths) {
   if (IsYarnJob(paths)) return CurrentYarnStatus(paths);
-  auto am = history::ReadAmInfo(paths);
-  auto secret = ReadFile(paths.Secret());
-  if (am.ok() && secret.ok() && CoordinatorRuns(*am, paths.root)) {
-    rpc::CoordinatorClient client(am->Address(), std::string(Trim(*secret)));
-    rpc::GetJobStatusRequest req;
-    req.set_after_version(-1);
-    auto live = client.GetJobStatus(req, 3000);
-    if (live.ok()) return live;
-  }
   return RecordedStatus(paths);
 }
 
@@ -197,7 +189,7 @@ int ListJobs() {
   for (const auto& r : rows) {
     std::cout << Pad(r.id, id_width) << Pad(r.name.substr(0, 30), name_width)
               << Pad(r.user, user_width) << Pad(r.started, 21) << Pad(r.duration, 10)
-              << Pad(r.state, 11) << r.message << "\n";
+              << Pad(r.state, 11) << Printable(r.message) << "\n";
   }
   return 0;
 }
@@ -230,27 +222,19 @@ int KillJob(const std::string& id_or_path) {
     return 0;
   }
   auto am = history::ReadAmInfo(paths);
-  auto secret = ReadFile(paths.Secret());
-  if (!am.ok() || !secret.ok()) return Error("job " + id_or_path + " has no coordinator info");
+  if (!am.ok()) return Error("job " + id_or_path + " has no coordinator info");
   if (IsCoordinatorOf(am->pid, paths.root)) {
-    rpc::CoordinatorClient client(am->Address(), std::string(Trim(*secret)));
-    rpc::KillJobRequest req;
-    req.set_reason("killed by user (tony kill)");
-    Status s = client.KillJob(req, 5000);
-    if (!s.ok()) std::cerr << "tony: warning: " << s.message() << "; killing it by force\n";
-    // The coordinator stops every task, then exits once a client has read the final status:
-    // read it (bounded), then wait for the exit.
-    for (int i = 0; i < 300 && s.ok(); ++i) {
-      rpc::GetJobStatusRequest status_req;
-      status_req.set_after_version(-1);
-      auto status = client.GetJobStatus(status_req, 2000);
-      if (!status.ok() || IsFinished(*status)) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    for (int i = 0; i < 200 && IsCoordinatorOf(am->pid, paths.root); ++i) {
+    // SIGTERM asks the coordinator to stop every task and write the final status (no RPC: the
+    // job secret lives only in the job's own processes). Its stop grace is a few seconds; after
+    // 30 s whatever is left of it is killed.
+    ::kill(am->pid, SIGTERM);
+    for (int i = 0; i < 600 && IsCoordinatorOf(am->pid, paths.root); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    if (IsCoordinatorOf(am->pid, paths.root)) KillSession(am->pid);
+    if (IsCoordinatorOf(am->pid, paths.root)) {
+      std::cerr << "tony: warning: the coordinator did not stop within 30 s; killing it\n";
+      KillSession(am->pid);
+    }
   }
   auto after = history::ReadJobStatus(paths);
   if (!after.ok() || !IsFinished(*after)) {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -182,10 +183,15 @@ std::string ChooseEngine(const SubmitOptions& o) {
   return "local";
 }
 
-Result<pid_t> StartCoordinator(const SubmitOptions& o, const history::JobPaths& paths) {
+Result<pid_t> StartCoordinator(const SubmitOptions& o, const history::JobPaths& paths,
+                               const std::string& secret) {
   SpawnOptions so;
   so.argv = {o.tony_binary, "am", "--job-dir", paths.root};
   so.env = CurrentEnvironment();
+  // The secret goes on a pipe, never into the job dir: the job's tasks run as this user and can
+  // read every file it can (README, "the job secret").
+  so.stdin_data = secret + "\n";
+  so.env[kSecretFdEnv] = "0";
   so.stdout_path = paths.AmLog();
   so.stderr_path = paths.AmLog();
   // Its own session: Ctrl-C in this terminal reaches only the client, which then stops the job
@@ -210,14 +216,17 @@ Result<history::AmInfo> WaitForCoordinator(const history::JobPaths& paths, pid_t
   return DeadlineExceeded("the coordinator did not start within 30 s; see " + paths.AmLog());
 }
 
-// Follows the job until it ends; returns its final status.
+// Follows the job until it ends; returns its final status. A coordinator that is alive but has
+// answered nothing for `unresponsive_ms` (the executors' own loss bound, README "a lost
+// coordinator") is killed and the job failed as unresponsive.
 rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& am, pid_t am_pid,
-                         const std::string& secret) {
+                         const std::string& secret, int64_t unresponsive_ms) {
   rpc::CoordinatorClient client(am.Address(), secret);
   StatusPrinter printer(::isatty(STDOUT_FILENO) != 0);
   rpc::JobStatus last;
   int64_t version = -1;
-  int failures = 0;
+  int64_t last_answer = SystemClock().MonotonicMs();
+  bool unresponsive = false;
   bool kill_sent = false;
   while (true) {
     if (Interrupts() > 0 && !kill_sent) {
@@ -231,9 +240,11 @@ rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& 
     rpc::GetJobStatusRequest req;
     req.set_after_version(version);
     req.set_wait_ms(kill_sent ? 200 : 1000);
-    auto status = client.GetJobStatus(req, 6000);
+    int64_t left = last_answer + unresponsive_ms - SystemClock().MonotonicMs();
+    auto status = client.GetJobStatus(
+        req, static_cast<int>(std::clamp<int64_t>(left, 1000 + req.wait_ms(), 6000)));
     if (status.ok()) {
-      failures = 0;
+      last_answer = SystemClock().MonotonicMs();
       last = *status;
       version = last.version();
       printer.Show(last);
@@ -242,7 +253,8 @@ rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& 
     }
     int st = 0;
     bool am_gone = ::waitpid(am_pid, &st, WNOHANG) == am_pid || !ProcessAlive(am_pid);
-    if (am_gone || ++failures > 10) break;
+    unresponsive = !am_gone && SystemClock().MonotonicMs() - last_answer >= unresponsive_ms;
+    if (am_gone || unresponsive) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   // The coordinator is gone or unreachable: trust only what it wrote, and leave nothing behind.
@@ -252,10 +264,14 @@ rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& 
   rpc::JobStatus dead = written.ok() ? *written : last;
   dead.set_phase("FINISHED");
   dead.set_final_status(Interrupts() > 1 ? "KILLED" : "FAILED");
-  dead.set_message(Interrupts() > 1
-                       ? "killed by user (forced)"
-                       : "the coordinator died unexpectedly; its log " + paths.AmLog() +
-                             " ends with:\n" + Join(TailLines(paths.AmLog(), 10), "\n"));
+  std::string what = unresponsive ? "the coordinator was unresponsive for " +
+                                        std::to_string(unresponsive_ms / 1000) +
+                                        " s (tony.task.heartbeat-interval-ms x "
+                                        "tony.task.max-missed-heartbeats) and was killed"
+                                  : "the coordinator died unexpectedly";
+  dead.set_message(Interrupts() > 1 ? "killed by user (forced)"
+                                    : what + "; its log " + paths.AmLog() + " ends with:\n" +
+                                          Join(TailLines(paths.AmLog(), 10), "\n"));
   (void)history::WriteJobStatus(paths, dead);
   return dead;
 }
@@ -369,7 +385,6 @@ int Submit(const SubmitOptions& o) {
   history::JobPaths paths(history::JobsRoot() + "/" + job_id);
   std::string secret = RandomHex(32);
   s = MakeDirs(paths.root, 0700);
-  if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf->ToXml());
   if (s.ok()) s = StageJobFiles(o, paths);
   if (s.ok()) s = StageLocalResources(*spec, paths);
@@ -385,7 +400,7 @@ int Submit(const SubmitOptions& o) {
 
   InstallInterruptHandlers();
 
-  auto am_pid = StartCoordinator(o, paths);
+  auto am_pid = StartCoordinator(o, paths, secret);
   if (!am_pid.ok()) {
     std::cerr << "tony: error: " << am_pid.status().message() << "\n";
     return kExitJobFailed;
@@ -396,13 +411,13 @@ int Submit(const SubmitOptions& o) {
     std::cerr << "tony: error: " << am.status().message() << "\n";
     return kExitJobFailed;
   }
-  rpc::JobStatus final_status = FollowJob(paths, *am, *am_pid, secret);
-  // Reap the coordinator (it exits once it has told us the end), so no zombie is left.
-  for (int i = 0; i < 150 && ProcessAlive(*am_pid); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  rpc::JobStatus final_status =
+      FollowJob(paths, *am, *am_pid, secret,
+                spec->heartbeat_interval_ms * std::max(1, spec->max_missed_heartbeats));
+  // Reap the coordinator (it exits once it has told us the end), so no zombie is left. Waited
+  // for on its exit, not polled: every local job's wall time includes this wait.
   int st = 0;
-  if (::waitpid(*am_pid, &st, WNOHANG) == 0) {
+  if (!AwaitChildExit(*am_pid, 3'000) && ::waitpid(*am_pid, &st, WNOHANG) == 0) {
     KillSession(*am_pid);
     ::waitpid(*am_pid, &st, 0);
   }

@@ -14,6 +14,7 @@
 #include "hadoop/security/credentials.h"
 #include "hadoop/yarn/cluster_conf.h"
 #include "history/job_dir.h"
+#include "rpc/job_secret.h"
 
 namespace tony::client {
 namespace {
@@ -48,7 +49,9 @@ int RunYarnCoordinator(const std::string& job_dir) {
     TONY_LOG(kError) << s.ToString();
     return 1;
   };
-  auto secret = ReadFile(paths.Secret());
+  // Out of the credentials file the NM wrote, which keeps the AMRMToken for the read below;
+  // a task on this node can no longer find the secret there.
+  auto secret = rpc::ReadJobSecret();
   if (!secret.ok()) return fail(secret.status());
   Configuration conf;
   Status s = conf.AddFile(paths.FinalConf());
@@ -96,7 +99,7 @@ int RunYarnCoordinator(const std::string& job_dir) {
   CoordinatorOptions options;
   options.job_id = Env("TONY_JOB_ID", "tony-yarn-job");
   options.job_dir = job_dir;
-  options.secret = std::string(Trim(*secret));
+  options.secret = *secret;
   options.bind_host = "0.0.0.0";  // executors and the client reach it across the cluster
   options.advertised_host = yarn.am_host;
   options.tony_binary = kBundleBinary;  // unpacked into every container by its NM

@@ -377,7 +377,6 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   history::JobPaths paths(history::JobsRoot() + "/" + app_id);
   std::string secret = RandomHex(32);
   s = MakeDirs(paths.root, 0700);
-  if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
   std::string bundle;
   if (s.ok()) {
@@ -415,7 +414,6 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   // An archive the NM unpacks into ./tony-bundle; it recognizes one by the .tar.gz name.
   upload(bundle, std::string(kBundleResource) + ".tar.gz", "600", true, kBundleResource);
   upload(paths.FinalConf(), "tony-final.xml", "600", true);
-  upload(paths.Secret(), "secret", "600", false);
   upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
   upload(paths.Staging() + "/venv.zip", "venv.zip", "600", true);
   if (s.ok()) {
@@ -461,6 +459,11 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
                        hadoop::FormatFailoverPolicy(cluster->conf.rm_failover));
   yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
+  // The job secret as a secret key of the AM's credentials, never in a file, the environment or
+  // the command line (engine/yarn/yarn_engine.cc does the same for every executor).
+  hadoop::security::Credentials am_credentials;
+  am_credentials.AddSecret(rpc::kJobSecretAlias, secret);
+  yarn::SetTokens(&sub.am_container, am_credentials);
   if (spec.docker_enabled) {
     yarn::AddDockerRuntime(&sub.am_container, spec.am_docker_image, spec.docker_mounts);
   }
@@ -516,14 +519,8 @@ Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobSta
     ApplyFinalReport(*report, app_id, &last);
     return last;
   }
-  auto secret = ReadFile(paths.Secret());
-  if (report->yarn_application_state() == pb::RUNNING && report->rpc_port() > 0 && secret.ok()) {
-    rpc::CoordinatorClient am(report->host() + ":" + std::to_string(report->rpc_port()),
-                              std::string(Trim(*secret)));
-    rpc::GetJobStatusRequest req;
-    req.set_after_version(-1);
-    if (auto live = am.GetJobStatus(req, 3000); live.ok()) return live;
-  }
+  // The job secret lives only in the job's own processes and the submitting client's memory
+  // (README, "The job secret"), so another client sees the RM's view and the last recorded one.
   last.set_phase("RUNNING");
   last.set_message("YARN application " + app_id + " is " +
                    std::string(yarn::ApplicationStateName(report->yarn_application_state())));

@@ -5,12 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "common/strings.h"
 
 namespace tony {
 
@@ -132,6 +135,18 @@ std::vector<std::string> TailLines(const std::string& path, size_t n) {
     if (lines.size() > n) lines.pop_front();
   }
   return {lines.begin(), lines.end()};
+}
+
+std::vector<std::string> TailOfFile(const std::string& path, size_t max_lines, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  std::streamoff size = in.tellg();
+  std::streamoff window =
+      std::min<std::streamoff>(size, static_cast<std::streamoff>(4 * max_bytes));
+  std::string data(static_cast<size_t>(window), '\0');
+  in.seekg(size - window);
+  if (!in.read(data.data(), window)) return {};
+  return TailText(data, max_lines, max_bytes);
 }
 
 Result<std::string> MakeTempDir(const std::string& parent, const std::string& prefix) {

@@ -24,6 +24,9 @@ std::string JoinPath(const std::string& a, const std::string& b);
 std::string BaseName(const std::string& path);
 // The last `n` lines of a text file (fewer if it is shorter); empty when unreadable.
 std::vector<std::string> TailLines(const std::string& path, size_t n);
+// TailText (common/strings.h) of the file's end; reads at most 4 * max_bytes from its end, so a
+// multi-gigabyte log costs no more than a small one. Empty when the file cannot be read.
+std::vector<std::string> TailOfFile(const std::string& path, size_t max_lines, size_t max_bytes);
 // Creates a fresh directory "<parent>/<prefix>XXXXXX".
 Result<std::string> MakeTempDir(const std::string& parent, const std::string& prefix);
 // The path of the running executable (/proc/self/exe resolved).

@@ -3,7 +3,6 @@
 //
 //   $TONY_HOME (default ~/.tony)/jobs/<job id>/
 //     tony-final.xml   the configuration as run
-//     secret           the job's control-plane secret (0600)
 //     am.json          where the coordinator listens {host, port, pid, start_id}
 //     am.log           the coordinator's own log
 //     status.json      the latest job status (the RPC's JobStatus as JSON), final after the end
@@ -33,7 +32,6 @@ struct JobPaths {
   explicit JobPaths(std::string dir) : root(std::move(dir)) {}
   std::string root;
   std::string FinalConf() const { return root + "/tony-final.xml"; }
-  std::string Secret() const { return root + "/secret"; }
   std::string AmInfo() const { return root + "/am.json"; }
   std::string AmLog() const { return root + "/am.log"; }
   std::string Status() const { return root + "/status.json"; }

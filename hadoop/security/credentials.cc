@@ -246,6 +246,30 @@ const std::string* Credentials::FindSecret(std::string_view alias) const {
   return nullptr;
 }
 
+bool Credentials::RemoveSecret(std::string_view alias) {
+  for (auto it = secrets_.begin(); it != secrets_.end(); ++it) {
+    if (it->first == alias) {
+      secrets_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<std::string> TakeSecretFromTokenFile(std::string_view alias) {
+  const char* path = std::getenv("HADOOP_TOKEN_FILE_LOCATION");
+  if (path == nullptr || *path == '\0') return NotFound("HADOOP_TOKEN_FILE_LOCATION is not set");
+  TONY_ASSIGN_OR_RETURN(Credentials creds, Credentials::ReadFile(path));
+  const std::string* found = creds.FindSecret(alias);
+  if (found == nullptr) {
+    return NotFound("no secret " + std::string(alias) + " in " + std::string(path));
+  }
+  std::string secret = *found;
+  creds.RemoveSecret(alias);
+  TONY_RETURN_IF_ERROR(creds.WriteFile(path, Credentials::Format::kWritable));
+  return secret;
+}
+
 Result<Credentials> Credentials::Parse(std::string_view bytes) {
   if (bytes.size() < kMagic.size() + 1 || bytes.substr(0, kMagic.size()) != kMagic) {
     return InvalidArgument("credentials: not a Hadoop token storage stream (no HDTS magic)");

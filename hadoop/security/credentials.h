@@ -53,6 +53,8 @@ class Credentials {
   const Token* FindToken(std::string_view kind) const;
   const Token* FindToken(std::string_view kind, std::string_view service) const;
   const std::string* FindSecret(std::string_view alias) const;
+  // Removes the secret `alias`; false when there was none.
+  bool RemoveSecret(std::string_view alias);
 
   // Parses a whole token storage stream in either format.
   static Result<Credentials> Parse(std::string_view bytes);
@@ -68,6 +70,12 @@ class Credentials {
   std::vector<std::pair<std::string, Token>> tokens_;
   std::vector<std::pair<std::string, std::string>> secrets_;
 };
+
+// Takes the secret `alias` out of $HADOOP_TOKEN_FILE_LOCATION: returns it and rewrites the file
+// without it (Writable format, as the NM writes it), so that processes started later with the
+// same variable (the user's code) see every other token but not this secret. kNotFound when
+// the variable is unset or the file has no such secret.
+Result<std::string> TakeSecretFromTokenFile(std::string_view alias);
 
 // Token.encodeToUrlString / decodeFromUrlString: the Writable token (vint-length identifier,
 // password, kind, service) in URL-safe base64 without padding, as WebHDFS's GETDELEGATIONTOKEN
