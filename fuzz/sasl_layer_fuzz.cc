@@ -1,5 +1,5 @@
 // What a server (or anything between it and us) sends once SASL has settled on a security
-// layer: WRAP frames (docs/hadoop-ipc.md, SASL), the byte stream of frames reassembled from
+// layer: WRAP frames (docs/hadoop-ipc.md §2.4), the byte stream of frames reassembled from
 // their unwrapped tokens (a frame may span tokens), SASL GSSAPI's 4-byte security-layer offer
 // and the layer chosen from it (RFC 4752 §3.1), DIGEST-MD5's integrity and privacy tokens
 // (RFC 2831 §2.3, §2.4: forged ones are refused, never crash), and hadoop.rpc.protection values.

@@ -1,5 +1,5 @@
 // The DIGEST-MD5 security layer (RFC 2831 §2.3, §2.4) for Hadoop's TOKEN connections with
-// hadoop.rpc.protection integrity or privacy (docs/hadoop-ipc.md, SASL).
+// hadoop.rpc.protection integrity or privacy (docs/hadoop-ipc.md §2.2).
 //
 // integrity (auth-int): msg, HMAC-MD5(Ki, seq, msg)[0..9], 0x0001, seq.
 // privacy (auth-conf, cipher 3des, the one Hadoop's Java server offers that OpenSSL's default

@@ -1,5 +1,5 @@
 // The client side of SASL GSSAPI (RFC 4752) over MIT krb5's GSS-API, as Hadoop's KERBEROS
-// authentication uses it (docs/hadoop-ipc.md, SASL and Kerberos).
+// authentication uses it (docs/hadoop-ipc.md §1.9, §2.3).
 //
 // The exchange: gss_init_sec_context tokens until the Kerberos context is complete (INITIATE,
 // then RESPONSE to each CHALLENGE), then the security-layer step: the server's wrapped 4-byte

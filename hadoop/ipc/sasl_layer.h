@@ -1,4 +1,4 @@
-// The SASL security layer of a Hadoop IPC connection (docs/hadoop-ipc.md, SASL): the
+// The SASL security layer of a Hadoop IPC connection (docs/hadoop-ipc.md §2.4): the
 // protection levels of hadoop.rpc.protection, the choice among those a server offers, and the
 // WRAP framing that carries every frame after the handshake when the level is integrity or
 // privacy.

@@ -79,7 +79,7 @@ Result<std::string> TakeSecretFromTokenFile(std::string_view alias);
 
 // Token.encodeToUrlString / decodeFromUrlString: the Writable token (vint-length identifier,
 // password, kind, service) in URL-safe base64 without padding, as WebHDFS's GETDELEGATIONTOKEN
-// returns it in "urlString" and takes it in "delegation=" (docs/hadoop-ipc.md, WebHDFS).
+// returns it in "urlString" and takes it in "delegation=" (docs/hadoop-ipc.md §6.1).
 std::string EncodeTokenUrlString(const Token& token);
 // Errors never quote the input: it is a secret.
 Result<Token> DecodeTokenUrlString(std::string_view url_string);

@@ -55,7 +55,7 @@ struct ClusterConf {
   int fs_port = -1;
   std::string nameservice;                   // empty without NameNode HA
   std::vector<NameNodeAddresses> namenodes;  // in dfs.ha.namenodes order; at least one for hdfs://
-  // Security (docs/hadoop-ipc.md, Kerberos): hadoop.security.authentication=kerberos, the
+  // Security (docs/hadoop-ipc.md §2.3): hadoop.security.authentication=kerberos, the
   // levels of hadoop.rpc.protection, and yarn.resourcemanager.principal (may say _HOST).
   bool kerberos = false;
   std::vector<ipc::Qop> rpc_protection{ipc::Qop::kAuthentication};

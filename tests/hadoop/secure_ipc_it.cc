@@ -1,7 +1,7 @@
 // Integration test (label "secure"): hadoop/ipc's Kerberos (SASL GSSAPI) client against the
 // secure minicluster's ResourceManager, run by tests/lib/secure_cluster.py, which starts the KDC
 // and the cluster with hadoop.rpc.protection = $TONY_SECURE_PROTECTION and puts alice's ticket in
-// $KRB5CCNAME (docs/hadoop-ipc.md, Kerberos).
+// $KRB5CCNAME (docs/hadoop-ipc.md §2.3).
 //
 // Also WebHDFS on the same cluster: SPNEGO from the ticket cache (writes go through the secure
 // DataNode), the 401 without it, and an HDFS delegation token that the RM may renew, usable with
