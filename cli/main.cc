@@ -41,7 +41,7 @@ int RunSubmit(const std::vector<std::string>& args) {
     std::cerr << "tony: error: unexpected argument " << flags->positional[0] << "\n";
     return client::kExitBadInput;
   }
-  for (const char* unsupported : {"sidecar_tensorboard_log_dir", "hdfs_classpath"}) {
+  for (const char* unsupported : {"sidecar_tensorboard_log_dir"}) {
     if (flags->Has(unsupported)) {
       std::cerr << "tony: error: --" << unsupported << " is not supported by this build yet\n";
       return client::kExitBadInput;
@@ -57,6 +57,9 @@ int RunSubmit(const std::vector<std::string>& args) {
   o.confs = flags->All("conf");
   o.shell_envs = flags->All("shell_env");
   o.container_envs = flags->All("container_env");
+  for (auto& path : SplitTrimmed(flags->Get("hdfs_classpath"), ',')) {
+    if (!path.empty()) o.hdfs_classpath.push_back(path);
+  }
   o.engine = flags->Get("engine");
   auto self = SelfExecutable();
   if (!self.ok()) {

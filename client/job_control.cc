@@ -9,9 +9,11 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "client/render.h"
+#include "client/yarn_submit.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/process.h"
@@ -33,12 +35,82 @@ bool IsCoordinatorOf(int pid, const std::string& job_dir) {
   return cmdline.find(" am ") != std::string::npos && cmdline.find(job_dir) != std::string::npos;
 }
 
+// True while the coordinator recorded in am.json runs. The pid and start id recorded together
+// tell a reused pid apart; am.json without a start id (older versions) falls back to the
+// command line.
+bool CoordinatorRuns(const history::AmInfo& am, const std::string& job_dir) {
+  if (am.start_id.empty()) return IsCoordinatorOf(am.pid, job_dir);
+  return ProcessStartId(am.pid) == am.start_id;
+}
+
+bool TaskEnded(const std::string& state) {
+  return state == "SUCCEEDED" || state == "FAILED" || state == "FINISHED" || state == "KILLED" ||
+         state == "LOST" || state == "UNKNOWN";
+}
+
+// A finished job whose coordinator ended without recording its tasks' ends: no row may stay
+// RUNNING, since the coordinator's end ends every executor.
+void EndUnendedTasks(rpc::JobStatus& status, const std::string& state, const std::string& why) {
+  for (auto& t : *status.mutable_tasks()) {
+    if (TaskEnded(t.state())) continue;
+    t.set_diagnostics(why + " while the task was " + t.state());
+    t.set_state(state);
+  }
+}
+
+// The coordinator is gone without writing the job's end (kill -9, a crash): the job failed.
+// Recorded in status.json and events.jsonl, so every later look agrees.
+rpc::JobStatus RecordCoordinatorLost(const history::JobPaths& paths, const history::AmInfo& am,
+                                     rpc::JobStatus status) {
+  std::string why = "coordinator (pid " + std::to_string(am.pid) +
+                    ") died without recording the job's end (killed or crashed); see " +
+                    paths.AmLog();
+  status.set_phase("FINISHED");
+  status.set_final_status("FAILED");
+  status.set_message(why);
+  status.set_end_wall_ms(SystemClock().WallMs());
+  EndUnendedTasks(status, "LOST", "lost: the coordinator died");
+  (void)history::WriteJobStatus(paths, status);
+  nlohmann::json event = {{"event", "coordinator_lost"}, {"message", why}};
+  (void)history::AppendEvent(paths, event.dump());
+  return status;
+}
+
+bool IsYarnJob(const history::JobPaths& paths) {
+  return StartsWith(BaseName(paths.root), "application_");
+}
+
+// A YARN job the job dir does not show ended: the RM's report decides; its end is recorded.
+Result<rpc::JobStatus> CurrentYarnStatus(const history::JobPaths& paths) {
+  auto written = history::ReadJobStatus(paths);
+  if (written.ok() && IsFinished(*written)) return written;
+  TONY_ASSIGN_OR_RETURN(rpc::JobStatus status,
+                        YarnJobStatus(paths, written.ok() ? *written : rpc::JobStatus()));
+  if (IsFinished(status)) {
+    // The RM knows the application's end, not each task's.
+    EndUnendedTasks(status, "UNKNOWN", "the application ended with no client recording it");
+    (void)history::WriteJobStatus(paths, status);
+  }
+  return status;
+}
+
+// What the job dir says, with a dead coordinator's unfinished job recorded as failed.
+Result<rpc::JobStatus> RecordedStatus(const history::JobPaths& paths) {
+  TONY_ASSIGN_OR_RETURN(rpc::JobStatus status, history::ReadJobStatus(paths));
+  if (IsFinished(status) || IsYarnJob(paths)) return status;
+  auto am = history::ReadAmInfo(paths);
+  if (!am.ok() || CoordinatorRuns(*am, paths.root)) return status;
+  return RecordCoordinatorLost(paths, *am, std::move(status));
+}
+
 }  // namespace
 
-// What the coordinator last wrote: it rewrites status.json at every change. No process but the
-// job's own holds the job secret (README, "The job secret"), so this is also the live view.
+// The live status: on YARN the RM's report and the AM; else what the coordinator last wrote
+// (it rewrites status.json at every change; no process but the job's own holds the job secret,
+// README "The job secret"), with a dead coordinator's unfinished job recorded as failed.
 Result<rpc::JobStatus> CurrentJobStatus(const history::JobPaths& paths) {
-  return history::ReadJobStatus(paths);
+  if (IsYarnJob(paths)) return CurrentYarnStatus(paths);
+  return RecordedStatus(paths);
 }
 
 namespace {
@@ -83,7 +155,7 @@ JobRow ReadJobRow(const std::string& id) {
   if (conf.AddFile(paths.FinalConf()).ok()) {
     row.name = conf.GetOr("tony.application.name", "-");
   }
-  auto status = history::ReadJobStatus(paths);
+  auto status = RecordedStatus(paths);
   if (!status.ok()) return row;
   row.state = IsFinished(*status) ? status->final_status() : status->phase();
   row.message = status->message().substr(0, status->message().find('\n'));

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "client/render.h"
+#include "client/resources.h"
 #include "client/staging.h"
 #include "client/yarn_submit.h"
 #include "common/clock.h"
@@ -153,6 +154,10 @@ Status CheckInputs(const SubmitOptions& o) {
   if (!o.conf_file.empty() && !PathExists(o.conf_file)) {
     return InvalidArgument("--conf_file " + o.conf_file + ": no such file");
   }
+  if (!o.src_dir.empty() && !IsDirectory(o.src_dir)) {
+    TONY_RETURN_IF_ERROR(CheckZipArchive("--src_dir", o.src_dir));
+  }
+  if (!o.python_venv.empty()) TONY_RETURN_IF_ERROR(CheckZipArchive("--python_venv", o.python_venv));
   TONY_RETURN_IF_ERROR(CheckVenv(o));
   TONY_RETURN_IF_ERROR(CheckEntryPoint(o));
   return CheckRunnable(o);
@@ -317,9 +322,15 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   if (!o.executes.empty()) {
     conf.Set("tony.containers.command", ComposeCommand(o, python), "--executes");
   }
-  AddHorovodDriver(conf, python);
+  // TonY's helper scripts run with tony.python-exec-path, which a job file may set instead.
+  AddHorovodDriver(conf, python.empty() ? conf.GetOr("tony.python-exec-path", "") : python);
   if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
   if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
+  // TonY appends them to tony.containers.resources, a path without a scheme on the default FS.
+  for (const auto& path : o.hdfs_classpath) {
+    conf.Set("tony.containers.resources",
+             path.find("://") == std::string::npos ? "hdfs://" + path : path, "--hdfs_classpath");
+  }
   return conf;
 }
 
@@ -341,12 +352,15 @@ int Submit(const SubmitOptions& o) {
   if (!conf.ok()) return fail_input(conf.status());
   for (const auto& w : conf->warnings()) std::cerr << "tony: warning: " << w << "\n";
   for (const auto& w : UnknownKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
+  for (const auto& w : UnsupportedKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
   auto spec = BuildJobSpec(*conf);
   if (!spec.ok()) return fail_input(spec.status());
   for (const auto& w : RoleNameWarnings(*spec)) std::cerr << "tony: warning: " << w << "\n";
   s = runtime::ValidateForFramework(*spec);
   if (!s.ok()) return fail_input(s);
   std::string engine = ChooseEngine(o);
+  s = CheckResources(*conf, *spec, engine == "yarn");
+  if (!s.ok()) return fail_input(s);
   if (engine == "yarn") return SubmitToYarn(o, *conf, *spec);
   if (engine != "local") {
     return fail_input(InvalidArgument("--engine " + engine + ": expected local or yarn"));
@@ -356,8 +370,16 @@ int Submit(const SubmitOptions& o) {
                  "as a plain process here, not in its image (YARN's Docker runtime runs images; "
                  "use --engine yarn)\n";
   }
-  s = engine::CheckFitsLocally(*spec, engine::DetectCapacity(*spec));
+  if (!Trim(conf->GetOr("tony.am.resources", "")).empty()) {
+    std::cerr << "tony: warning: tony.am.resources is not staged on the local engine: its "
+                 "coordinator runs no user code (YARN localizes it into the AM's container)\n";
+  }
+  engine::MachineCapacity capacity = engine::DetectCapacity(*spec);
+  s = engine::CheckFitsLocally(*spec, capacity);
   if (!s.ok()) return fail_input(s);
+  if (auto w = engine::OversubscriptionWarning(*spec, capacity)) {
+    std::cerr << "tony: warning: " << *w << "\n";
+  }
 
   std::string job_id = history::NewJobId();
   history::JobPaths paths(history::JobsRoot() + "/" + job_id);
@@ -365,6 +387,7 @@ int Submit(const SubmitOptions& o) {
   s = MakeDirs(paths.root, 0700);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf->ToXml());
   if (s.ok()) s = StageJobFiles(o, paths);
+  if (s.ok()) s = StageLocalResources(*spec, paths);
   if (!s.ok()) {
     std::cerr << "tony: error: staging job " << job_id << ": " << s.message() << "\n";
     (void)RemoveAll(paths.root);

@@ -12,6 +12,7 @@
 
 #include "client/bundle.h"
 #include "client/render.h"
+#include "client/resources.h"
 #include "client/staging.h"
 #include "common/clock.h"
 #include "common/files.h"
@@ -92,7 +93,97 @@ Result<engine::YarnResource> Upload(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
   TONY_RETURN_IF_ERROR(fs.CreateFromFile(remote, local, permission));
   TONY_ASSIGN_OR_RETURN(auto st, fs.GetFileStatus(remote));
   return engine::YarnResource{
-      name, {"hdfs", c.conf.fs_host, c.conf.fs_port, remote, st.length, st.modification_time}};
+      name,
+      {"hdfs", c.conf.fs_host, c.conf.fs_port, remote, st.length, st.modification_time},
+      false,
+      {}};
+}
+
+// The resources staged for the containers: what every executor (by role) and the AM localize.
+struct StagedResources {
+  std::vector<engine::YarnResource> tasks;
+  std::vector<engine::YarnResource> am;
+};
+
+// One resource entry as YARN localizes it: a local file uploaded (a directory zipped and
+// unpacked by the NM), a remote one localized from where it is with the size and time the
+// NameNode reports, which the NM checks. nullopt: an --hdfs_classpath path that does not exist,
+// skipped with a warning as TonY does.
+Result<std::optional<engine::YarnResource>> LocalizeResource(
+    hadoop::hdfs::WebHdfs& fs, const Cluster& c, const ResourceRef& ref, bool from_classpath,
+    const history::JobPaths& paths, const std::string& remote_dir, size_t n) {
+  if (!ref.remote) {
+    TONY_ASSIGN_OR_RETURN(std::string local, AbsolutePath(ref.source));
+    bool zip_dir = IsDirectory(local);
+    if (zip_dir) {
+      std::string zipped = paths.Staging() + "/resource-" + std::to_string(n) + ".zip";
+      TONY_RETURN_IF_ERROR(RunQuiet({"zip", "-q", "-r", "-y", zipped, "."}, local)
+                               .WithContext("archiving resource " + ref.text));
+      local = zipped;
+    }
+    // The NM picks how to unpack an ARCHIVE by the uploaded file's name.
+    std::string upload_name =
+        "resource-" + std::to_string(n) + "-" + ref.name + (zip_dir ? ".zip" : "");
+    TONY_ASSIGN_OR_RETURN(engine::YarnResource r,
+                          Upload(fs, c, local, remote_dir, upload_name, "600"));
+    r.name = ref.name;
+    r.archive = ref.archive || zip_dir;
+    return std::optional<engine::YarnResource>(r);
+  }
+  if (!ref.host.empty() && ref.host != c.conf.fs_host) {
+    return InvalidArgument("resource " + ref.text + ": only the default file system's (" +
+                           c.conf.fs_host + ") paths can be localized");
+  }
+  auto st = fs.GetFileStatus(ref.path);
+  if (!st.ok() && st.status().code() == StatusCode::kNotFound && from_classpath) {
+    std::cerr << "tony: warning: --hdfs_classpath " << ref.source << " does not exist; skipped\n";
+    return std::optional<engine::YarnResource>();
+  }
+  if (!st.ok()) return st.status().WithContext("resource " + ref.text);
+  // A directory is localized whole (YARN copies it recursively).
+  engine::YarnResource r{ref.name,
+                         {ref.scheme, c.conf.fs_host, ref.host.empty() ? c.conf.fs_port : ref.port,
+                          ref.path, st->length, st->modification_time},
+                         ref.archive,
+                         {}};
+  return std::optional<engine::YarnResource>(r);
+}
+
+// tony.containers.resources go to every container, the AM's included (as TonY);
+// tony.<role>.resources to that role's; tony.am.resources to the AM's.
+Result<StagedResources> StageResources(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
+                                       const Configuration& conf, const JobSpec& spec,
+                                       const SubmitOptions& o, const history::JobPaths& paths,
+                                       const std::string& remote_dir) {
+  struct Scope {
+    std::string key;
+    std::vector<std::string> roles;
+    bool tasks = true;
+    bool am = false;
+  };
+  std::vector<Scope> scopes = {{"tony.containers.resources", {}, true, true},
+                               {"tony.am.resources", {}, false, true}};
+  for (const RoleSpec& r : spec.roles)
+    scopes.push_back({"tony." + r.name + ".resources", {r.name}});
+  std::set<std::string> classpath;
+  for (const auto& p : o.hdfs_classpath) {
+    classpath.insert(p.find("://") == std::string::npos ? "hdfs://" + p : p);
+  }
+  StagedResources out;
+  size_t n = 0;
+  for (const Scope& scope : scopes) {
+    for (const std::string& entry : SplitTrimmed(conf.GetOr(scope.key, ""), ',')) {
+      TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
+      TONY_ASSIGN_OR_RETURN(
+          std::optional<engine::YarnResource> r,
+          LocalizeResource(fs, c, ref, classpath.count(entry) > 0, paths, remote_dir, n++));
+      if (!r) continue;
+      r->roles = scope.roles;
+      if (scope.tasks) out.tasks.push_back(*r);
+      if (scope.am) out.am.push_back(*r);
+    }
+  }
+  return out;
 }
 
 // One container's ask against the largest container the RM grants (GetNewApplicationResponse's
@@ -135,6 +226,20 @@ void RemoveStaging(const Cluster& c, const std::string& app_id) {
     std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
               << "\n";
   }
+}
+
+// The job's end as the RM reports it, for an application that ended without the coordinator
+// saying so (killed, crashed, or the client was not there to hear it).
+void ApplyFinalReport(const pb::ApplicationReportProto& report, const std::string& app_id,
+                      rpc::JobStatus* status) {
+  status->set_phase("FINISHED");
+  std::string final_status(yarn::FinalStatusName(report.final_application_status()));
+  if (report.yarn_application_state() == pb::KILLED) final_status = "KILLED";
+  if (final_status != "SUCCEEDED" && final_status != "KILLED") final_status = "FAILED";
+  status->set_final_status(final_status);
+  status->set_message("YARN application " + app_id + " " +
+                      std::string(yarn::ApplicationStateName(report.yarn_application_state())) +
+                      ": " + report.diagnostics());
 }
 
 // Follows the application: its report until the AM listens, then the coordinator's status.
@@ -213,16 +318,18 @@ rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto&
   }
   // The application ended without the coordinator telling us: the RM has the last word.
   if (IsFinished(last)) return last;
-  last.set_phase("FINISHED");
-  std::string final_status(yarn::FinalStatusName(report.final_application_status()));
-  if (report.yarn_application_state() == pb::KILLED) final_status = "KILLED";
-  if (final_status != "SUCCEEDED" && final_status != "KILLED") final_status = "FAILED";
-  last.set_final_status(final_status);
-  last.set_message("YARN application " + app_id + " " +
-                   std::string(yarn::ApplicationStateName(report.yarn_application_state())) + ": " +
-                   report.diagnostics());
+  ApplyFinalReport(report, app_id, &last);
   (void)history::WriteJobStatus(paths, last);
   return last;
+}
+
+// `tony status`/`kill` run without the submit's environment: use the Hadoop conf dir the submit
+// recorded unless one is set.
+void UseRecordedHadoopConf(const history::JobPaths& paths) {
+  if (!hadoop::HadoopConfDir().empty()) return;
+  if (auto dir = ReadFile(paths.root + "/hadoop-conf-dir"); dir.ok()) {
+    ::setenv("HADOOP_CONF_DIR", std::string(Trim(*dir)).c_str(), 1);
+  }
 }
 
 // Waits (bounded) until the RM reports the application ended, then gives its state.
@@ -303,12 +410,23 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   upload(paths.FinalConf(), "tony-final.xml", "600", true);
   upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
   upload(paths.Staging() + "/venv.zip", "venv.zip", "600", true);
+  if (s.ok()) {
+    auto extra = StageResources(fs, *cluster, conf, spec, o, paths, remote);
+    s = extra.status();
+    if (extra.ok()) {
+      task_files.insert(task_files.end(), extra->tasks.begin(), extra->tasks.end());
+      am_files.insert(am_files.end(), extra->am.begin(), extra->am.end());
+    }
+  }
   std::string resources_file = paths.Staging() + "/" + engine::kResourcesFile;
   if (s.ok()) s = WriteFileAtomic(resources_file, engine::FormatYarnResources(task_files), 0600);
   upload(resources_file, engine::kResourcesFile, "600", false);
   if (!s.ok()) {
     RemoveStaging(*cluster, app_id);
-    return Fail(s.WithContext("staging to HDFS " + remote), kExitJobFailed);
+    // A resource that is not there is the user's input; nothing was submitted.
+    bool bad_input = s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound;
+    return Fail(s.WithContext("staging to HDFS " + remote),
+                bad_input ? kExitBadInput : kExitJobFailed);
   }
 
   // The AM: `tony am` in a container of its own (§4.3, §5).
@@ -374,15 +492,34 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
 }
 
+Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobStatus last) {
+  std::string app_id = BaseName(paths.root);
+  TONY_ASSIGN_OR_RETURN(pb::ApplicationIdProto app, yarn::ParseApplicationId(app_id));
+  last.set_job_id(app_id);
+  if (last.engine().empty()) last.set_engine("yarn");
+  UseRecordedHadoopConf(paths);
+  TONY_ASSIGN_OR_RETURN(Cluster cluster, LoadCluster());
+  TONY_ASSIGN_OR_RETURN(auto rm_servers, RmServers(cluster.conf));
+  yarn::ApplicationClient rm(rm_servers, cluster.user, cluster.conf.rm_failover);
+  auto report = rm.GetApplicationReport(app);
+  if (!report.ok()) return report.status().WithContext("asking the ResourceManager for " + app_id);
+  if (yarn::IsTerminal(report->yarn_application_state())) {
+    ApplyFinalReport(*report, app_id, &last);
+    return last;
+  }
+  // No live view from the AM: the job secret is in no file here (README, "The job secret"); the
+  // RM's state and what the client last recorded stand.
+  last.set_phase("RUNNING");
+  last.set_message("YARN application " + app_id + " is " +
+                   std::string(yarn::ApplicationStateName(report->yarn_application_state())));
+  return last;
+}
+
 int KillYarnApplication(const std::string& application_id) {
   auto app = yarn::ParseApplicationId(application_id);
   if (!app.ok()) return Fail(app.status());
   history::JobPaths paths(history::JobsRoot() + "/" + application_id);
-  if (hadoop::HadoopConfDir().empty()) {
-    if (auto dir = ReadFile(paths.root + "/hadoop-conf-dir"); dir.ok()) {
-      ::setenv("HADOOP_CONF_DIR", std::string(Trim(*dir)).c_str(), 1);
-    }
-  }
+  UseRecordedHadoopConf(paths);
   auto cluster = LoadCluster();
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);

@@ -14,11 +14,18 @@
 #include "client/submit.h"
 #include "config/configuration.h"
 #include "config/job_spec.h"
+#include "history/job_dir.h"
+#include "rpc/tony.pb.h"
 
 namespace tony::client {
 
 // Called by Submit() once the inputs and the job spec are valid. Returns the exit code.
 int SubmitToYarn(const SubmitOptions& options, const Configuration& conf, const JobSpec& spec);
+
+// `tony status` of a YARN job that the job dir does not show ended: the RM's report is the truth
+// (terminal: the RM's final status and diagnostics; running: the AM's live status when it
+// answers). `last` is what the job dir holds (may be empty).
+Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobStatus last);
 
 // forceKillApplication, then waits for KILLED and removes the staging dir.
 int KillYarnApplication(const std::string& application_id);

@@ -27,6 +27,34 @@ Result<std::string> ReadFile(const std::string& path) {
   return ss.str();
 }
 
+Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("cannot read " + path, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgument(path + " is a directory, not a file");
+  }
+  std::string out;
+  char buf[64 * 1024];
+  while (out.size() <= max_bytes) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return ErrnoStatus("cannot read " + path, err);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (out.size() > max_bytes) {
+    return InvalidArgument(path + " is larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  return out;
+}
+
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);

@@ -9,6 +9,10 @@
 namespace tony {
 
 Result<std::string> ReadFile(const std::string& path);
+// Reads a regular file of at most `max_bytes`. A directory fails with "is a directory", a larger
+// file (or an endless one such as /dev/zero) with "larger than N bytes", never reading more
+// than max_bytes + 1.
+Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes);
 // Writes to "<path>.tmp.<pid>" then renames, so readers never see half a file.
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode = 0644);
 Status MakeDirs(const std::string& path, int mode = 0755);

@@ -295,4 +295,27 @@ std::string ProcessCommandLine(pid_t pid) {
   return std::string(Trim(s));
 }
 
+std::string ProcessStartId(pid_t pid) {
+  if (pid <= 0) return "";
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  size_t close = line.rfind(')');
+  if (close == std::string::npos) return "";
+  std::istringstream rest(line.substr(close + 1));
+  std::string field;
+  // Fields after the command: state is field 3, starttime field 22.
+  constexpr int kStartTimeField = 22 - 3;
+  std::string state;
+  rest >> state;
+  if (!rest || state == "Z") return "";
+  for (int i = 1; i <= kStartTimeField && rest >> field; ++i) {
+  }
+  if (!rest) return "";
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string boot_id;
+  std::getline(boot, boot_id);
+  return std::string(Trim(boot_id)) + ":" + field;
+}
+
 }  // namespace tony

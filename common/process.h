@@ -76,5 +76,9 @@ void KillDescendants();
 
 // The command line of a live process, NUL separators replaced by spaces; empty if gone.
 std::string ProcessCommandLine(pid_t pid);
+// Names one process for good: this boot's id and the process's start time (clock ticks after
+// boot, /proc/<pid>/stat field 22), so a recorded pid that was reused is told apart. Empty when
+// `pid` is not running (or is a zombie).
+std::string ProcessStartId(pid_t pid);
 
 }  // namespace tony

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -65,7 +66,8 @@ Status Coordinator::StartServer() {
   if (server_ == nullptr || port_ == 0) {
     return Unavailable("cannot start the control-plane server on " + options_.bind_host);
   }
-  history::AmInfo info{options_.advertised_host, port_, static_cast<int>(::getpid())};
+  history::AmInfo info{options_.advertised_host, port_, static_cast<int>(::getpid()),
+                       ProcessStartId(::getpid())};
   return history::WriteAmInfo(paths_, info);
 }
 
@@ -180,6 +182,12 @@ engine::LaunchSpec Coordinator::BuildLaunchSpec(const core::LaunchTask& launch) 
   for (const char* staged : {"tony_src.zip", "venv.zip"}) {
     std::string path = paths_.Staging() + "/" + staged;
     if (PathExists(path)) ls.local_files.push_back(path);
+  }
+  // The role's tony.*.resources, as the client staged them (client/resources.h).
+  std::error_code ec;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(paths_.Resources(launch.task.role), ec)) {
+    ls.local_files.push_back(entry.path().string());
   }
   return ls;
 }

@@ -68,12 +68,10 @@ MachineCapacity DetectCapacity(const JobSpec& spec) {
 
 Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
   int64_t memory = 0;
-  int64_t vcores = 0;
   int64_t gpus = 0;
   std::vector<std::string> gpu_roles;
   for (const auto& r : spec.roles) {
     memory += r.memory_mb * r.instances;
-    vcores += static_cast<int64_t>(r.vcores) * r.instances;
     gpus += static_cast<int64_t>(r.gpus) * r.instances;
     if (r.gpus > 0) gpu_roles.push_back("tony." + r.name + ".gpus=" + std::to_string(r.gpus));
   }
@@ -85,14 +83,6 @@ Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
         std::to_string(capacity.memory_mb) +
         " MB; lower tony.<role>.memory, or set tony.local.memory to allow more");
   }
-  if (vcores > capacity.vcores) {
-    return ResourceExhausted(
-        "the job asks for " + Plural(vcores, "vcore") +
-        " in all (tony.<role>.vcores x "
-        "tony.<role>.instances) but this machine has " +
-        Plural(capacity.vcores, "core") +
-        "; lower the instances, or set tony.local.vcores to oversubscribe the CPUs on purpose");
-  }
   if (gpus > 0 && capacity.gpu_ids.empty()) {
     return ResourceExhausted("the job asks for GPUs (" + Join(gpu_roles, ", ") +
                              ") but this machine has none (nvidia-smi -L lists no GPU)");
@@ -103,6 +93,18 @@ Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
                              Plural(static_cast<int64_t>(capacity.gpu_ids.size()), "GPU"));
   }
   return Status::Ok();
+}
+
+std::optional<std::string> OversubscriptionWarning(const JobSpec& spec,
+                                                   const MachineCapacity& capacity) {
+  int64_t vcores = 0;
+  for (const auto& r : spec.roles) vcores += static_cast<int64_t>(r.vcores) * r.instances;
+  if (vcores <= capacity.vcores) return std::nullopt;
+  return "the job asks for " + Plural(vcores, "vcore") +
+         " in all (tony.<role>.vcores x tony.<role>.instances) but this machine has " +
+         Plural(capacity.vcores, "core") +
+         ": the tasks share the CPUs (set tony.local.vcores=" + std::to_string(vcores) +
+         " to say that is intended)";
 }
 
 LocalEngine::LocalEngine(asio::io_context& io, std::string host, std::vector<int> gpu_ids)

@@ -51,7 +51,7 @@ def test_tensorflow_job_sees_correct_tf_config_for_chief_workers_and_ps(tony, tm
     conf = tony_xml(str(tmp_path / "tony.xml"), {
         "tony.application.framework": "tensorflow", "tony.chief.instances": "1",
         "tony.worker.instances": "2", "tony.ps.instances": "1", "tony.chief.memory": "256m",
-        "tony.worker.memory": "256m", "tony.ps.memory": "256m", "tony.local.vcores": "4"})
+        "tony.worker.memory": "256m", "tony.ps.memory": "256m"})
     r = tony.run("submit", "--executes", "tf_shaped.py", "--python_binary_path", SYSTEM_PYTHON,
                  "--src_dir", str(src), "--conf_file", conf)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -24,7 +24,7 @@ def make_job(tmp_path, **props):
     src = tmp_path / "src"
     write(str(src / "job.py"), SCRIPT)
     conf = {"tony.application.framework": "pytorch", "tony.worker.instances": "2",
-            "tony.worker.memory": "256m", "tony.local.vcores": "8"}
+            "tony.worker.memory": "256m"}
     conf.update(props)
     return str(src), tony_xml(str(tmp_path / "tony.xml"), conf)
 
@@ -155,7 +155,7 @@ def test_untracked_ps_is_stopped_when_workers_finish(tony, tmp_path):
         "tony.application.framework": "tensorflow", "tony.worker.instances": "2",
         "tony.ps.instances": "1", "tony.worker.memory": "256m", "tony.ps.memory": "256m"})
     r = tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
-                 "--src_dir", str(src), "--conf_file", conf, "--conf", "tony.local.vcores=3")
+                 "--src_dir", str(src), "--conf_file", conf)
     assert r.returncode == 0, r.stdout + r.stderr
     assert tony.task("ps", 0)["state"] == "FINISHED"
     assert tony.task("worker", 1)["state"] == "SUCCEEDED"
