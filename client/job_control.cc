@@ -105,9 +105,10 @@ Result<rpc::JobStatus> RecordedStatus(const history::JobPaths& paths) {
 
 }  // namespace
 
-// The live status: on YARN the RM's report and the AM; else what the coordinator last wrote
-// (it rewrites status.json at every change; no process but the job's own holds the job secret,
-// README "The job secret"), with a dead coordinator's unfinished job recorded as failed.
+// The live status. On YARN the RM's report decides; on the local engine, what the coordinator
+// last wrote (it rewrites status.json at every change; no process but the job's own holds the
+// job secret, README "The job secret"), with a dead coordinator's unfinished job recorded as
+// failed.
 Result<rpc::JobStatus> CurrentJobStatus(const history::JobPaths& paths) {
   if (IsYarnJob(paths)) return CurrentYarnStatus(paths);
   return RecordedStatus(paths);

@@ -414,12 +414,10 @@ int Submit(const SubmitOptions& o) {
   rpc::JobStatus final_status =
       FollowJob(paths, *am, *am_pid, secret,
                 spec->heartbeat_interval_ms * std::max(1, spec->max_missed_heartbeats));
-  // Reap the coordinator (it exits once it has told us the end), so no zombie is left.
-  for (int i = 0; i < 150 && ProcessAlive(*am_pid); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  // Reap the coordinator (it exits once it has told us the end), so no zombie is left. Waited
+  // for on its exit, not polled: every local job's wall time includes this wait.
   int st = 0;
-  if (::waitpid(*am_pid, &st, WNOHANG) == 0) {
+  if (!AwaitChildExit(*am_pid, 3'000) && ::waitpid(*am_pid, &st, WNOHANG) == 0) {
     KillSession(*am_pid);
     ::waitpid(*am_pid, &st, 0);
   }

@@ -26,10 +26,13 @@ std::string Env(const char* name, const std::string& fallback = "") {
 
 // The application is over (the AM unregistered, no attempt follows): its staging dir goes now,
 // whether or not the client that staged it is still following. The client removes it too.
+// On a Kerberized cluster the AM has no ticket: it deletes with the job's HDFS delegation token.
 void RemoveStagingAfterUnregister(const std::string& dir, const std::string& namenode_http,
-                                  const std::string& user) {
+                                  const std::string& user, const hadoop::security::Token* hdfs) {
   if (dir.empty() || namenode_http.empty()) return;  // submitted by a client that did not say
-  auto deleted = hadoop::hdfs::WebHdfs(namenode_http, user).Delete(dir);
+  hadoop::hdfs::WebHdfs fs(namenode_http, user);
+  if (hdfs != nullptr) fs.UseDelegationToken(hadoop::security::EncodeTokenUrlString(*hdfs));
+  auto deleted = fs.Delete(dir);
   if (!deleted.ok()) {
     TONY_LOG(kWarning) << "removing the staging dir " << dir << ": " << deleted.status().ToString();
   } else {
@@ -78,10 +81,18 @@ int RunYarnCoordinator(const std::string& job_dir) {
   if (yarn.scheduler_address.empty()) {
     return fail(FailedPrecondition(std::string(engine::kSchedulerAddressEnv) + " is not set"));
   }
+  // Only the HDFS tokens travel on to the tasks (client/yarn_security.h).
+  for (const auto& [alias, t] : credentials->tokens()) {
+    if (t.kind == hadoop::security::kHdfsDelegationTokenKind) yarn.task_tokens.AddToken(alias, t);
+  }
+  std::optional<hadoop::security::Token> hdfs_token;
+  if (const auto* t = credentials->FindToken(hadoop::security::kHdfsDelegationTokenKind)) {
+    hdfs_token = *t;
+  }
   yarn.after_unregister = [staging = Env(engine::kStagingDirEnv),
                            namenode = Env(engine::kStagingNameNodeEnv),
-                           user = Env(engine::kStagingUserEnv)] {
-    RemoveStagingAfterUnregister(staging, namenode, user);
+                           user = Env(engine::kStagingUserEnv), hdfs_token] {
+    RemoveStagingAfterUnregister(staging, namenode, user, hdfs_token ? &*hdfs_token : nullptr);
   };
 
   ::signal(SIGPIPE, SIG_IGN);

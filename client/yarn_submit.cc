@@ -14,6 +14,7 @@
 #include "client/render.h"
 #include "client/resources.h"
 #include "client/staging.h"
+#include "client/yarn_security.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -49,6 +50,7 @@ Result<std::string> StageLocally(const SubmitOptions& o, const history::JobPaths
 struct Cluster {
   hadoop::ClusterConf conf;
   std::string user;
+  ClientSecurity security;  // Kerberos login on a secure cluster (client/yarn_security.h)
   // What WebHDFS and the ApplicationClient are given: every NameNode / ResourceManager of an HA
   // pair, in configured order (hadoop/yarn/cluster_conf.h).
   std::string NameNodes() const { return Join(conf.NameNodeHttpAddresses(), ","); }
@@ -61,7 +63,8 @@ Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterC
   return hadoop::ToServers(c.RmAddresses(), ids, "yarn.resourcemanager.address");
 }
 
-Result<Cluster> LoadCluster() {
+// `job_conf` names a keytab login (tony.kerberos.*); without it a secure cluster needs kinit.
+Result<Cluster> LoadCluster(const Configuration& job_conf = Configuration()) {
   std::string dir = hadoop::HadoopConfDir();
   if (dir.empty()) {
     return FailedPrecondition(
@@ -71,6 +74,8 @@ Result<Cluster> LoadCluster() {
   Cluster c;
   TONY_ASSIGN_OR_RETURN(c.conf, hadoop::LoadClusterConf(dir));
   c.user = hadoop::ipc::DefaultUserName();
+  TONY_ASSIGN_OR_RETURN(c.security, LoginForCluster(c.conf, job_conf, c.user));
+  c.user = c.security.user;
   std::string fs = c.conf.default_fs;
   if (!StartsWith(fs, "hdfs://")) {
     return FailedPrecondition("fs.defaultFS is " + fs + " in " + dir +
@@ -220,8 +225,7 @@ Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
 }
 
 void RemoveStaging(const Cluster& c, const std::string& app_id) {
-  hadoop::hdfs::WebHdfs fs(c.NameNodes(), c.user);
-  auto deleted = fs.Delete(StagingDir(c, app_id));
+  auto deleted = MakeWebHdfs(c.conf, c.security)->Delete(StagingDir(c, app_id));
   if (!deleted.ok()) {
     std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
               << "\n";
@@ -351,11 +355,12 @@ std::string AwaitEnd(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& 
 }  // namespace
 
 int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpec& spec) {
-  auto cluster = LoadCluster();
+  auto cluster = LoadCluster(conf);
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);
   if (!rm_servers.ok()) return Fail(rm_servers.status());
-  yarn::ApplicationClient rm(*rm_servers, cluster->user, cluster->conf.rm_failover);
+  auto rm_client = MakeRmClient(cluster->conf, cluster->security, *rm_servers);
+  yarn::ApplicationClient& rm = *rm_client;
   auto new_app = rm.GetNewApplication();
   if (!new_app.ok()) {
     return Fail(new_app.status().WithContext("asking the ResourceManager at " +
@@ -385,7 +390,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   }
 
   // Staging on HDFS (§6): everything the AM and the executors localize.
-  hadoop::hdfs::WebHdfs fs(cluster->NameNodes(), cluster->user);
+  auto fs_client = MakeWebHdfs(cluster->conf, cluster->security);
+  hadoop::hdfs::WebHdfs& fs = *fs_client;
   std::string remote = StagingDir(*cluster, app_id);
   std::vector<engine::YarnResource> task_files;
   std::vector<engine::YarnResource> am_files;
@@ -428,6 +434,11 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     return Fail(s.WithContext("staging to HDFS " + remote),
                 bad_input ? kExitBadInput : kExitJobFailed);
   }
+  auto tokens = FetchDelegationTokens(cluster->conf, cluster->security, rm, fs);
+  if (!tokens.ok()) {
+    RemoveStaging(*cluster, app_id);
+    return Fail(tokens.status().WithContext("getting delegation tokens"), kExitJobFailed);
+  }
 
   // The AM: `tony am` in a container of its own (§4.3, §5).
   yarn::Submission sub;
@@ -460,6 +471,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
   yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());
   yarn::AddEnvironment(&sub.am_container, engine::kStagingUserEnv, cluster->user);
+  if (!tokens->tokens().empty()) yarn::SetTokens(&sub.am_container, *tokens);
   sub.am_container.add_command(std::string("exec ") + kBundleBinary +
                                " am --job-dir . --engine yarn 1><LOG_DIR>/am.log 2>&1");
   s = rm.SubmitApplication(yarn::BuildSubmissionContext(sub));
@@ -507,8 +519,8 @@ Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobSta
     ApplyFinalReport(*report, app_id, &last);
     return last;
   }
-  // No live view from the AM: the job secret is in no file here (README, "The job secret"); the
-  // RM's state and what the client last recorded stand.
+  // The job secret lives only in the job's own processes and the submitting client's memory
+  // (README, "The job secret"), so another client sees the RM's view and the last recorded one.
   last.set_phase("RUNNING");
   last.set_message("YARN application " + app_id + " is " +
                    std::string(yarn::ApplicationStateName(report->yarn_application_state())));
@@ -524,7 +536,8 @@ int KillYarnApplication(const std::string& application_id) {
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);
   if (!rm_servers.ok()) return Fail(rm_servers.status());
-  yarn::ApplicationClient rm(*rm_servers, cluster->user, cluster->conf.rm_failover);
+  auto rm_client = MakeRmClient(cluster->conf, cluster->security, *rm_servers);
+  yarn::ApplicationClient& rm = *rm_client;
   Status s = rm.ForceKillApplication(*app, "killed by user (tony kill)");
   if (!s.ok()) return Fail(s, kExitJobFailed);
   std::string state = AwaitEnd(rm, *app, 60s);

@@ -2,8 +2,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -216,6 +218,20 @@ bool ProcessAlive(pid_t pid) {
   ProcStat st;
   if (!ReadProcStat(pid, &st)) return false;
   return st.state != 'Z';
+}
+
+std::optional<int> AwaitChildExit(pid_t pid, int timeout_ms) {
+  // The raw syscall: Debian 12's glibc declares pidfd_open without C linkage for C++.
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd >= 0) {
+    pollfd p{fd, POLLIN, 0};
+    while (::poll(&p, 1, timeout_ms) < 0 && errno == EINTR) {
+    }
+    ::close(fd);
+  }
+  int st = 0;
+  if (::waitpid(pid, &st, WNOHANG) == pid) return st;
+  return std::nullopt;
 }
 
 void SignalGroup(pid_t pgid, int sig) {

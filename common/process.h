@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ int ExitCodeFromWaitStatus(int wait_status);
 std::string DescribeWaitStatus(int wait_status);
 
 bool ProcessAlive(pid_t pid);
+// Waits up to `timeout_ms` for the exit of child `pid` (on a pidfd: no polling) and reaps it.
+// Returns its wait status once it has exited, nullopt when it is still running.
+std::optional<int> AwaitChildExit(pid_t pid, int timeout_ms);
 // Sends `sig` to every process in group `pgid`; a group that is already gone is not an error.
 void SignalGroup(pid_t pgid, int sig);
 // Every live process whose session id is `sid` (read from /proc/<pid>/stat).

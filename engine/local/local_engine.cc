@@ -5,15 +5,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
+#include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "common/strings.h"
 
 namespace tony::engine {
 namespace {
+
+// At shutdown an executor that has just reported its result is exiting by itself: this long, at
+// most, the executors together may finish (their last log lines) before their sessions are
+// killed.
+constexpr int kExitWaitMs = 200;
 
 int64_t DetectMemoryMb() {
   std::ifstream in("/proc/meminfo");
@@ -250,11 +257,16 @@ void LocalEngine::Shutdown() {
   shut_down_ = true;
   // The coordinator has already asked every task to stop and waited out the grace period, so
   // whatever is left is killed outright, session by session.
+  const int64_t give_up_ms = SystemClock().MonotonicMs() + kExitWaitMs;
   for (auto& [id, c] : containers_) {
     if (c.pid <= 0) continue;
+    // Waiting on the exit itself, rather than killing at once, spares KillSession's 20 ms rescan
+    // of a session whose executor was about to leave it; the job's end waits for this.
+    int64_t left_ms = std::max<int64_t>(0, give_up_ms - SystemClock().MonotonicMs());
+    bool exited = AwaitChildExit(c.pid, static_cast<int>(left_ms)).has_value();
     KillSession(c.pid);
     int st = 0;
-    ::waitpid(c.pid, &st, 0);
+    if (!exited) ::waitpid(c.pid, &st, 0);
   }
   containers_.clear();
   KillDescendants();

@@ -237,10 +237,11 @@ pb::ContainerLaunchContextProto YarnEngine::BuildLaunchContext(const LaunchSpec&
       hadoop::yarn::AddDockerRuntime(&ctx, role->docker_image, spec_.docker_mounts);
     }
   }
-  // The job secret as a secret key of the container's credentials: the NM writes it to the
-  // container's $HADOOP_TOKEN_FILE_LOCATION only, while the environment goes into
-  // launch_container.sh, which the NM copies into the container's log dir (README).
-  hadoop::security::Credentials credentials;
+  // The job secret as a secret key of the container's credentials, beside the HDFS tokens the
+  // client obtained for the tasks: the NM writes them to the container's
+  // $HADOOP_TOKEN_FILE_LOCATION only, while the environment goes into launch_container.sh, which
+  // the NM copies into the container's log dir (README).
+  hadoop::security::Credentials credentials = options_.task_tokens;
   credentials.AddSecret(rpc::kJobSecretAlias, spec.secret);
   hadoop::yarn::SetTokens(&ctx, credentials);
   // Paths inside the task's own container (§5: the NM expands <LOG_DIR> and {{PWD}}).

@@ -32,6 +32,9 @@ inline constexpr std::string_view kNmTokenKind = "NMToken";
 inline constexpr std::string_view kContainerTokenKind = "ContainerToken";
 inline constexpr std::string_view kRmDelegationTokenKind = "RM_DELEGATION_TOKEN";
 inline constexpr std::string_view kHdfsDelegationTokenKind = "HDFS_DELEGATION_TOKEN";
+// The same identifier and password as GETDELEGATIONTOKEN hands them out over HTTP; the RM renews
+// it over WebHDFS.
+inline constexpr std::string_view kWebHdfsDelegationTokenKind = "WEBHDFS delegation";
 
 class Credentials {
  public:
@@ -73,6 +76,13 @@ class Credentials {
 // same variable (the user's code) see every other token but not this secret. kNotFound when
 // the variable is unset or the file has no such secret.
 Result<std::string> TakeSecretFromTokenFile(std::string_view alias);
+
+// Token.encodeToUrlString / decodeFromUrlString: the Writable token (vint-length identifier,
+// password, kind, service) in URL-safe base64 without padding, as WebHDFS's GETDELEGATIONTOKEN
+// returns it in "urlString" and takes it in "delegation=" (docs/hadoop-ipc.md, WebHDFS).
+std::string EncodeTokenUrlString(const Token& token);
+// Errors never quote the input: it is a secret.
+Result<Token> DecodeTokenUrlString(std::string_view url_string);
 
 // Hadoop's WritableUtils variable-length integers (not protobuf varints, §3).
 void AppendWritableVLong(int64_t value, std::string* out);

@@ -145,6 +145,30 @@ def test_a_frozen_executor_is_declared_lost_by_heartbeat_and_cleaned_up(tony, tm
     assert_nothing_left(tony.home)
 
 
+def test_status_notices_a_dead_coordinator_after_its_client_died(tony, tmp_path):
+    # Before: `tony status` showed RUNNING forever (exit 0) with nothing running.
+    proc, job_dir = start_sleepers(tony, tmp_path)
+    job_id = os.path.basename(job_dir)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)
+    am_pid = json.load(open(os.path.join(job_dir, "am.json")))["pid"]
+    os.kill(am_pid, signal.SIGKILL)
+    eventually(lambda: not os.path.exists(f"/proc/{am_pid}")
+               or open(f"/proc/{am_pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z",
+               what="the coordinator to die")
+    s = tony.run("status", job_id)
+    assert s.returncode == 1, s.stdout + s.stderr
+    assert f"coordinator (pid {am_pid}) died without recording the job's end" in s.stdout
+    assert "FAILED" in s.stdout and "RUNNING" not in s.stdout, s.stdout
+    recorded = tony.status(job_id)
+    assert recorded["phase"] == "FINISHED" and recorded["final_status"] == "FAILED"
+    assert {t["state"] for t in recorded["tasks"]} <= {"LOST", "SUCCEEDED", "FAILED", "FINISHED"}
+    assert "LOST" in {t["state"] for t in recorded["tasks"]}
+    listed = tony.run("status")
+    assert job_id in listed.stdout and "FAILED" in listed.stdout, listed.stdout
+    assert_nothing_left(tony.home)
+
+
 def test_a_daemon_that_left_the_session_is_killed_with_its_task(tony, tmp_path):
     # `setsid` puts sleep in a session and group of its own, out of reach of a group or session
     # kill; the executor, a child subreaper, still finds it when the task ends.
@@ -222,27 +246,3 @@ def test_a_daemon_of_a_task_whose_executor_was_killed_is_killed_at_the_end(tony,
     assert rc == 1, out + err
     assert_nothing_left(tony.home)
     assert not any(processes_alive(daemons)), daemons
-
-
-def test_status_notices_a_dead_coordinator_after_its_client_died(tony, tmp_path):
-    # Before: `tony status` showed RUNNING forever (exit 0) with nothing running.
-    proc, job_dir = start_sleepers(tony, tmp_path)
-    job_id = os.path.basename(job_dir)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.communicate(timeout=10)
-    am_pid = json.load(open(os.path.join(job_dir, "am.json")))["pid"]
-    os.kill(am_pid, signal.SIGKILL)
-    eventually(lambda: not os.path.exists(f"/proc/{am_pid}")
-               or open(f"/proc/{am_pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z",
-               what="the coordinator to die")
-    s = tony.run("status", job_id)
-    assert s.returncode == 1, s.stdout + s.stderr
-    assert f"coordinator (pid {am_pid}) died without recording the job's end" in s.stdout
-    assert "FAILED" in s.stdout and "RUNNING" not in s.stdout, s.stdout
-    recorded = tony.status(job_id)
-    assert recorded["phase"] == "FINISHED" and recorded["final_status"] == "FAILED"
-    assert {t["state"] for t in recorded["tasks"]} <= {"LOST", "SUCCEEDED", "FAILED", "FINISHED"}
-    assert "LOST" in {t["state"] for t in recorded["tasks"]}
-    listed = tony.run("status")
-    assert job_id in listed.stdout and "FAILED" in listed.stdout, listed.stdout
-    assert_nothing_left(tony.home)
