@@ -232,6 +232,10 @@ def test_executor_log_says_the_result_was_not_reported_when_the_coordinator_died
                    "--src_dir", src, "--conf_file", conf)
     try:
         job = eventually(lambda: tony.running_job(tasks=1), timeout=60, what="the task running")
+        # RUNNING is the coordinator's view; the executor may still wait for its spec answer.
+        out = os.path.join(tony.job_dir(job), "tasks", "worker-0", "attempt-0", "stdout")
+        eventually(lambda: os.path.exists(out) and "up" in open(out).read(), timeout=60,
+                   what="the user process to start")
         with open(os.path.join(tony.job_dir(job), "am.json")) as f:
             am_pid = json.load(f)["pid"]
         os.kill(am_pid, signal.SIGKILL)
