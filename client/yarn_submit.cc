@@ -461,7 +461,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
   // The job secret as a secret key of the AM's credentials, never in a file, the environment or
   // the command line (engine/yarn/yarn_engine.cc does the same for every executor).
-  hadoop::security::Credentials am_credentials;
+  // On a Kerberized cluster the delegation tokens go with it (client/yarn_security.h).
+  hadoop::security::Credentials am_credentials = *tokens;
   am_credentials.AddSecret(rpc::kJobSecretAlias, secret);
   yarn::SetTokens(&sub.am_container, am_credentials);
   if (spec.docker_enabled) {
@@ -471,7 +472,6 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
   yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());
   yarn::AddEnvironment(&sub.am_container, engine::kStagingUserEnv, cluster->user);
-  if (!tokens->tokens().empty()) yarn::SetTokens(&sub.am_container, *tokens);
   sub.am_container.add_command(std::string("exec ") + kBundleBinary +
                                " am --job-dir . --engine yarn 1><LOG_DIR>/am.log 2>&1");
   s = rm.SubmitApplication(yarn::BuildSubmissionContext(sub));
