@@ -18,7 +18,7 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "common/strings.h"
-#include "engine/yarn/yarn_engine.h"
+#include "engine/yarn_contract.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/ipc/connection.h"
 #include "hadoop/yarn/clients.h"
@@ -299,7 +299,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     if (for_tasks) task_files.push_back(*r);
   };
   // An archive the NM unpacks into ./tony-bundle; it recognizes one by the .tar.gz name.
-  upload(bundle, std::string(kBundleResource) + ".tar.gz", "600", true, kBundleResource);
+  upload(bundle, std::string(engine::kBundleResource) + ".tar.gz", "600", true,
+         engine::kBundleResource);
   upload(paths.FinalConf(), "tony-final.xml", "600", true);
   upload(paths.Secret(), "secret", "600", false);
   upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
@@ -325,7 +326,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     yarn::AddLocalResource(&sub.am_container, f.name,
                            yarn::MakeLocalResource(f.file, f.archive ? pb::ARCHIVE : pb::FILE));
   }
-  // Every scheduler of an HA pair, in rm-ids order, and the failover policy (yarn_engine.h).
+  // Every scheduler of an HA pair, in rm-ids order, and the failover policy
+  // (engine/yarn_contract.h).
   yarn::AddEnvironment(&sub.am_container, engine::kSchedulerAddressEnv,
                        Join(cluster->conf.SchedulerAddresses(), ","));
   yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
@@ -338,7 +340,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
   yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());
   yarn::AddEnvironment(&sub.am_container, engine::kStagingUserEnv, cluster->user);
-  sub.am_container.add_command(std::string("exec ") + kBundleBinary +
+  sub.am_container.add_command(std::string("exec ") + engine::kBundleBinary +
                                " am --job-dir . --engine yarn 1><LOG_DIR>/am.log 2>&1");
   s = rm.SubmitApplication(yarn::BuildSubmissionContext(sub));
   if (!s.ok()) {

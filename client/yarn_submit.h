@@ -1,4 +1,4 @@
-// `tony submit` on YARN, `tony kill <application id>`, and `tony am --engine yarn`.
+// `tony submit` on YARN and `tony kill <application id>` (the AM's side: coordinator/am_main.h).
 //
 // The client reads the cluster's Hadoop XML files ($HADOOP_CONF_DIR or $YARN_CONF_DIR), gets an
 // application id (which is also the job id: the local job dir is $TONY_HOME/jobs/<app id>),
@@ -22,8 +22,5 @@ int SubmitToYarn(const SubmitOptions& options, const Configuration& conf, const 
 
 // forceKillApplication, then waits for KILLED and removes the staging dir.
 int KillYarnApplication(const std::string& application_id);
-
-// The coordinator inside the AM container; `job_dir` is the container's working directory.
-int RunYarnCoordinator(const std::string& job_dir);
 
 }  // namespace tony::client

@@ -25,33 +25,10 @@
 
 #include "config/job_spec.h"
 #include "engine/engine.h"
+#include "engine/yarn_contract.h"
 #include "hadoop/yarn/clients.h"
 
 namespace tony::engine {
-
-// A staged file every executor container gets (name in the container's working directory).
-// An archive (the tony bundle) is unpacked by the NodeManager into a directory of that name.
-struct YarnResource {
-  std::string name;
-  hadoop::yarn::RemoteFile file;
-  bool archive = false;
-};
-
-// tony-resources.txt, written by the client and localized into the AM: one resource per line,
-// tab-separated: name scheme host port path size modification_time [FILE|ARCHIVE].
-std::string FormatYarnResources(const std::vector<YarnResource>& resources);
-Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text);
-
-// Environment variables the client puts into the AM's launch context.
-// host:port of the RM's scheduler; with RM HA every one of them, comma-separated, in rm-ids order.
-inline constexpr char kSchedulerAddressEnv[] = "TONY_YARN_SCHEDULER_ADDRESS";
-// The client's yarn.client.failover-* policy (hadoop::FormatFailoverPolicy).
-inline constexpr char kRmFailoverEnv[] = "TONY_YARN_RM_FAILOVER";
-// The job's HDFS staging dir, and the NameNode HTTP address and user to remove it with (WebHDFS).
-inline constexpr char kStagingDirEnv[] = "TONY_YARN_STAGING_DIR";
-inline constexpr char kStagingNameNodeEnv[] = "TONY_YARN_STAGING_NAMENODE_HTTP";
-inline constexpr char kStagingUserEnv[] = "TONY_YARN_STAGING_USER";
-inline constexpr char kResourcesFile[] = "tony-resources.txt";
 
 struct YarnEngineOptions {
   std::string job_dir = ".";

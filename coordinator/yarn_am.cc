@@ -1,0 +1,81 @@
+// The YARN engine's half of `tony am --engine yarn` (am_main.h): the coordinator inside the
+// ApplicationMaster container, set up from what the client put into the AM's launch context
+// (engine/yarn_contract.h) and the credentials file the NodeManager wrote for it.
+#include <cstdlib>
+
+#include "common/files.h"
+#include "common/log.h"
+#include "coordinator/am_main.h"
+#include "engine/yarn/yarn_engine.h"
+#include "hadoop/hdfs/webhdfs.h"
+#include "hadoop/security/credentials.h"
+#include "hadoop/yarn/cluster_conf.h"
+
+namespace tony {
+namespace {
+
+std::string Env(const char* name, const std::string& fallback = "") {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+// The application is over (the AM unregistered, no attempt follows): its staging dir goes now,
+// whether or not the client that staged it is still following. The client removes it too.
+void RemoveStagingAfterUnregister(const std::string& dir, const std::string& namenode_http,
+                                  const std::string& user) {
+  if (dir.empty() || namenode_http.empty()) return;  // submitted by a client that did not say
+  auto deleted = hadoop::hdfs::WebHdfs(namenode_http, user).Delete(dir);
+  if (!deleted.ok()) {
+    TONY_LOG(kWarning) << "removing the staging dir " << dir << ": " << deleted.status().ToString();
+  } else {
+    TONY_LOG(kInfo) << "removed the staging dir " << dir;
+  }
+}
+
+// docs/hadoop-ipc.md §2.1/§3: the AMRMToken is in the credentials file the NM wrote for this
+// container.
+Result<hadoop::security::Token> AmRmToken() {
+  auto credentials = hadoop::security::Credentials::FromEnvironment();
+  if (!credentials.ok()) return credentials.status().WithContext("reading the AMRMToken");
+  const hadoop::security::Token* token = credentials->FindToken(hadoop::security::kAmRmTokenKind);
+  if (token == nullptr) return NotFound("no YARN_AM_RM_TOKEN in $HADOOP_TOKEN_FILE_LOCATION");
+  return *token;
+}
+
+Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
+  engine::YarnEngineOptions yarn;
+  yarn.job_dir = job_dir;
+  yarn.scheduler_address = Env(engine::kSchedulerAddressEnv);
+  yarn.rm_failover = hadoop::ParseFailoverPolicy(Env(engine::kRmFailoverEnv));
+  TONY_ASSIGN_OR_RETURN(yarn.am_rm_token, AmRmToken());
+  yarn.am_host = Env("NM_HOST", "localhost");
+  TONY_ASSIGN_OR_RETURN(std::string listing, ReadFile(JoinPath(job_dir, engine::kResourcesFile)));
+  TONY_ASSIGN_OR_RETURN(yarn.resources, engine::ParseYarnResources(listing));
+  if (yarn.scheduler_address.empty()) {
+    return FailedPrecondition(std::string(engine::kSchedulerAddressEnv) + " is not set");
+  }
+  yarn.after_unregister = [staging = Env(engine::kStagingDirEnv),
+                           namenode = Env(engine::kStagingNameNodeEnv),
+                           user = Env(engine::kStagingUserEnv)] {
+    RemoveStagingAfterUnregister(staging, namenode, user);
+  };
+  return yarn;
+}
+
+}  // namespace
+
+Result<EngineSetup> SetUpYarnEngine(const AmInputs& inputs, CoordinatorOptions defaults) {
+  TONY_ASSIGN_OR_RETURN(engine::YarnEngineOptions yarn, YarnOptions(inputs.job_dir));
+  EngineSetup setup;
+  setup.options = std::move(defaults);
+  setup.options.job_id = Env("TONY_JOB_ID", "tony-yarn-job");
+  setup.options.bind_host = "0.0.0.0";  // executors and the client reach it across the cluster
+  setup.options.advertised_host = yarn.am_host;
+  setup.options.tony_binary = engine::kBundleBinary;  // unpacked into every container by its NM
+  setup.make_engine = [spec = inputs.spec, yarn = std::move(yarn)](asio::io_context& io) {
+    return std::make_unique<engine::YarnEngine>(io, spec, yarn);
+  };
+  return setup;
+}
+
+}  // namespace tony
