@@ -36,6 +36,20 @@ const char* PhaseName(core::JobPhase p) {
   return "UNKNOWN";
 }
 
+rpc::FinalStatus ToRpc(core::FinalStatus s) {
+  switch (s) {
+    case core::FinalStatus::kUndecided:
+      return rpc::UNDECIDED;
+    case core::FinalStatus::kSucceeded:
+      return rpc::SUCCEEDED;
+    case core::FinalStatus::kFailed:
+      return rpc::FAILED;
+    case core::FinalStatus::kKilled:
+      return rpc::KILLED;
+  }
+  return rpc::UNDECIDED;
+}
+
 }  // namespace
 
 Coordinator::Coordinator(
@@ -68,7 +82,7 @@ Status Coordinator::StartServer() {
 int Coordinator::Run() {
   start_wall_ms_ = SystemClock().WallMs();
   Status s = StartServer();
-  if (s.ok()) s = engine_->Start(this);
+  if (s.ok()) s = engine_->Start(this, {options_.advertised_host, port_});
   if (!s.ok()) {
     TONY_LOG(kError) << s.ToString();
     rpc::JobStatus status = Snapshot();
@@ -76,6 +90,7 @@ int Coordinator::Run() {
     status.set_final_status("FAILED");
     status.set_message("coordinator could not start: " + s.message());
     (void)history::WriteJobStatus(paths_, status);
+    engine_->Shutdown(rpc::FAILED, status.message());
     return 1;
   }
   TONY_LOG(kInfo) << "job " << options_.job_id << " coordinator listening on "
@@ -120,8 +135,8 @@ void Coordinator::Dispatch(const core::Event& event) {
 }
 
 void Coordinator::Execute(const core::Command& command) {
-  if (const auto* c = std::get_if<core::RequestContainers>(&command)) {
-    engine_->RequestContainers({c->role, c->count, c->memory_mb, c->vcores, c->gpus});
+  if (const auto* c = std::get_if<engine::ContainerRequest>(&command)) {
+    engine_->RequestContainers(*c);
   } else if (const auto* c = std::get_if<core::LaunchTask>(&command)) {
     Launch(*c);
   } else if (const auto* c = std::get_if<core::StopTask>(&command)) {
@@ -207,6 +222,14 @@ void Coordinator::OnContainerCompleted(const std::string& container_id, int exit
   Dispatch(core::TaskExited{ct.task, ct.attempt, exit_code, diagnostics});
 }
 
+void Coordinator::OnContainerLaunchFailed(const std::string& container_id,
+                                          const std::string& message) {
+  auto it = container_tasks_.find(container_id);
+  if (it == container_tasks_.end()) return;
+  TONY_LOG(kError) << "launching " << it->second.task.ToString() << ": " << message;
+  Dispatch(core::TaskLaunchFailed{it->second.task, it->second.attempt, message});
+}
+
 void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
                                  grpc::ServerUnaryReactor* reactor) {
   core::TaskId id = FromRef(req.task());
@@ -243,7 +266,7 @@ void Coordinator::AnswerSpecWaiters(bool expire_only) {
   int64_t now = NowMs();
   std::vector<SpecWaiter> still_waiting;
   for (auto& w : spec_waiters_) {
-    std::optional<core::ClusterSpec> spec;
+    std::optional<runtime::Cluster> spec;
     if (!expire_only) spec = machine_.SpecFor(w.task, w.attempt);
     if (spec) {
       w.response->set_ready(true);
@@ -397,7 +420,9 @@ void Coordinator::Finish(const core::FinishJob& finish) {
   AnswerSpecWaiters(/*expire_only=*/true);
   // Every task has ended or outlived its stop grace; make sure no process of the job is left.
   // Posted so that the call being answered now (often the last ReportResult) goes out first.
-  asio::post(io_, [this] { engine_->Shutdown(); });
+  asio::post(io_, [this, status = ToRpc(finish.status), message = finish.message] {
+    engine_->Shutdown(status, message);
+  });
 }
 
 void Coordinator::ShutdownServer() {

@@ -11,9 +11,8 @@ Result<EngineSetup> SetUpLocalEngine(const AmInputs& inputs, CoordinatorOptions 
   auto self = SelfExecutable();
   setup.options.tony_binary = self.ok() ? *self : "tony";
   engine::MachineCapacity capacity = engine::DetectCapacity(inputs.spec);
-  setup.make_engine = [host = setup.options.advertised_host,
-                       gpus = std::move(capacity.gpu_ids)](asio::io_context& io) {
-    return std::make_unique<engine::LocalEngine>(io, host, gpus);
+  setup.make_engine = [gpus = std::move(capacity.gpu_ids)](asio::io_context& io) {
+    return std::make_unique<engine::LocalEngine>(io, gpus);
   };
   return setup;
 }

@@ -44,11 +44,9 @@ Result<hadoop::security::Token> AmRmToken() {
 
 Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
   engine::YarnEngineOptions yarn;
-  yarn.job_dir = job_dir;
   yarn.scheduler_address = Env(engine::kSchedulerAddressEnv);
   yarn.rm_failover = hadoop::ParseFailoverPolicy(Env(engine::kRmFailoverEnv));
   TONY_ASSIGN_OR_RETURN(yarn.am_rm_token, AmRmToken());
-  yarn.am_host = Env("NM_HOST", "localhost");
   TONY_ASSIGN_OR_RETURN(std::string listing, ReadFile(JoinPath(job_dir, engine::kResourcesFile)));
   TONY_ASSIGN_OR_RETURN(yarn.resources, engine::ParseYarnResources(listing));
   if (yarn.scheduler_address.empty()) {
@@ -70,7 +68,7 @@ Result<EngineSetup> SetUpYarnEngine(const AmInputs& inputs, CoordinatorOptions d
   setup.options = std::move(defaults);
   setup.options.job_id = Env("TONY_JOB_ID", "tony-yarn-job");
   setup.options.bind_host = "0.0.0.0";  // executors and the client reach it across the cluster
-  setup.options.advertised_host = yarn.am_host;
+  setup.options.advertised_host = Env("NM_HOST", "localhost");  // registered as the AM's host
   setup.options.tony_binary = engine::kBundleBinary;  // unpacked into every container by its NM
   setup.make_engine = [spec = inputs.spec, yarn = std::move(yarn)](asio::io_context& io) {
     return std::make_unique<engine::YarnEngine>(io, spec, yarn);

@@ -105,13 +105,14 @@ Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
   return Status::Ok();
 }
 
-LocalEngine::LocalEngine(asio::io_context& io, std::string host, std::vector<int> gpu_ids)
-    : io_(io), host_(std::move(host)), free_gpus_(std::move(gpu_ids)), sigchld_(io, SIGCHLD) {}
+LocalEngine::LocalEngine(asio::io_context& io, std::vector<int> gpu_ids)
+    : io_(io), free_gpus_(std::move(gpu_ids)), sigchld_(io, SIGCHLD) {}
 
-LocalEngine::~LocalEngine() { Shutdown(); }
+LocalEngine::~LocalEngine() { KillAll(); }
 
-Status LocalEngine::Start(EngineListener* listener) {
+Status LocalEngine::Start(EngineListener* listener, const CoordinatorAddress& coordinator) {
   listener_ = listener;
+  host_ = coordinator.host;
   WaitForChildSignal();
   return Status::Ok();
 }
@@ -145,7 +146,7 @@ void LocalEngine::RequestContainers(const ContainerRequest& request) {
   }
 }
 
-EnvMap LocalEngine::ContainerEnv(const std::string& container_id) const {
+EnvMap LocalEngine::GpuEnv(const std::string& container_id) const {
   EnvMap env;
   auto it = containers_.find(container_id);
   if (it == containers_.end() || it->second.gpus.empty()) return env;
@@ -170,7 +171,7 @@ Status LocalEngine::Launch(const LaunchSpec& spec) {
   SpawnOptions options;
   options.argv = spec.argv;
   options.env = spec.env;
-  for (auto& [k, v] : ContainerEnv(spec.container_id)) options.env[k] = v;
+  for (auto& [k, v] : GpuEnv(spec.container_id)) options.env[k] = v;
   options.cwd = work_dir;
   options.stdout_path = spec.log_dir + "/executor.log";
   options.stderr_path = options.stdout_path;
@@ -234,7 +235,11 @@ void LocalEngine::ReapChildren() {
   }
 }
 
-void LocalEngine::Shutdown() {
+void LocalEngine::Shutdown(rpc::FinalStatus /*status*/, const std::string& /*message*/) {
+  KillAll();
+}
+
+void LocalEngine::KillAll() {
   if (shut_down_) return;
   shut_down_ = true;
   // The coordinator has already asked every task to stop and waited out the grace period, so
