@@ -147,7 +147,9 @@ int Main(int argc, char** argv) {
       std::cerr << "usage: tony kill <job id>\n";
       return 2;
     }
-    if (StartsWith(rest[0], "application_")) return client::KillYarnApplication(rest[0]);
+    if (StartsWith(rest[0], "application_")) {
+      return client::KillYarnApplication(rest[0], client::HadoopConfDirOf(rest[0]));
+    }
     return client::KillJob(rest[0]);
   }
   if (command == "logs") return RunLogs(rest);

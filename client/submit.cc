@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <thread>
 
+#include "client/follow.h"
 #include "client/render.h"
 #include "client/staging.h"
 #include "client/yarn_submit.h"
@@ -154,55 +156,49 @@ Result<history::AmInfo> WaitForCoordinator(const history::JobPaths& paths, pid_t
   return DeadlineExceeded("the coordinator did not start within 30 s; see " + paths.AmLog());
 }
 
-// Follows the job until it ends; returns its final status.
-rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& am, pid_t am_pid,
-                         const std::string& secret) {
-  rpc::CoordinatorClient client(am.Address(), secret);
-  StatusPrinter printer(::isatty(STDOUT_FILENO) != 0);
-  rpc::JobStatus last;
-  int64_t version = -1;
-  int failures = 0;
-  bool kill_sent = false;
-  while (true) {
-    if (Interrupts() > 0 && !kill_sent) {
-      std::cerr << "tony: interrupted; stopping job " << paths.root << " (Ctrl-C again to force)\n";
-      rpc::KillJobRequest req;
-      req.set_reason("killed by user (interrupt in tony submit)");
-      (void)client.KillJob(req, 5000);
-      kill_sent = true;
-    }
-    if (Interrupts() > 1) break;
-    rpc::GetJobStatusRequest req;
-    req.set_after_version(version);
-    req.set_wait_ms(kill_sent ? 200 : 1000);
-    auto status = client.GetJobStatus(req, 6000);
-    if (status.ok()) {
-      failures = 0;
-      last = *status;
-      version = last.version();
-      printer.Show(last);
-      if (IsFinished(last)) return last;
-      continue;
-    }
+// The local engine's hooks for FollowJob: the coordinator is a child process of this client.
+class LocalFollower final : public JobFollower {
+ public:
+  LocalFollower(const history::JobPaths& paths, const history::AmInfo& am, pid_t am_pid,
+                const std::string& secret)
+      : paths_(paths), am_pid_(am_pid), client_(am.Address(), secret) {}
+
+  std::string Name() const override { return "job " + paths_.root; }
+  rpc::CoordinatorClient* Coordinator() override { return &client_; }
+  void OnStatus(const rpc::JobStatus& /*status*/) override { failures_ = 0; }
+
+  std::optional<rpc::JobStatus> OnNoAnswer(const rpc::JobStatus& last) override {
     int st = 0;
-    bool am_gone = ::waitpid(am_pid, &st, WNOHANG) == am_pid || !ProcessAlive(am_pid);
-    if (am_gone || ++failures > 10) break;
+    bool am_gone = ::waitpid(am_pid_, &st, WNOHANG) == am_pid_ || !ProcessAlive(am_pid_);
+    if (am_gone || ++failures_ > 10) return Dead(last);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return std::nullopt;
   }
+
+  rpc::JobStatus Force(const rpc::JobStatus& last) override { return Dead(last); }
+
+ private:
   // The coordinator is gone or unreachable: trust only what it wrote, and leave nothing behind.
-  auto written = history::ReadJobStatus(paths);
-  if (written.ok() && IsFinished(*written)) return *written;
-  KillSession(am_pid);
-  rpc::JobStatus dead = written.ok() ? *written : last;
-  dead.set_phase("FINISHED");
-  dead.set_final_status(Interrupts() > 1 ? "KILLED" : "FAILED");
-  dead.set_message(Interrupts() > 1
-                       ? "killed by user (forced)"
-                       : "the coordinator died unexpectedly; its log " + paths.AmLog() +
-                             " ends with:\n" + Join(TailLines(paths.AmLog(), 10), "\n"));
-  (void)history::WriteJobStatus(paths, dead);
-  return dead;
-}
+  rpc::JobStatus Dead(const rpc::JobStatus& last) {
+    auto written = history::ReadJobStatus(paths_);
+    if (written.ok() && IsFinished(*written)) return *written;
+    KillSession(am_pid_);
+    rpc::JobStatus dead = written.ok() ? *written : last;
+    dead.set_phase("FINISHED");
+    dead.set_final_status(Interrupts() > 1 ? "KILLED" : "FAILED");
+    dead.set_message(Interrupts() > 1
+                         ? "killed by user (forced)"
+                         : "the coordinator died unexpectedly; its log " + paths_.AmLog() +
+                               " ends with:\n" + Join(TailLines(paths_.AmLog(), 10), "\n"));
+    (void)history::WriteJobStatus(paths_, dead);
+    return dead;
+  }
+
+  const history::JobPaths& paths_;
+  pid_t am_pid_;
+  rpc::CoordinatorClient client_;
+  int failures_ = 0;
+};
 
 // Horovod jobs get TonY's driver role unless they bring their own: one untracked task that serves
 // the gloo rendezvous with the script tony ships (runtime/horovod_driver.h).
@@ -303,7 +299,8 @@ int Submit(const SubmitOptions& o) {
     std::cerr << "tony: error: " << am.status().message() << "\n";
     return kExitJobFailed;
   }
-  rpc::JobStatus final_status = FollowJob(paths, *am, *am_pid, secret);
+  LocalFollower follower(paths, *am, *am_pid, secret);
+  rpc::JobStatus final_status = FollowJob(follower);
   // Reap the coordinator (it exits once it has told us the end), so no zombie is left.
   for (int i = 0; i < 150 && ProcessAlive(*am_pid); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

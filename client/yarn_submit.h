@@ -20,7 +20,12 @@ namespace tony::client {
 // Called by Submit() once the inputs and the job spec are valid. Returns the exit code.
 int SubmitToYarn(const SubmitOptions& options, const Configuration& conf, const JobSpec& spec);
 
-// forceKillApplication, then waits for KILLED and removes the staging dir.
-int KillYarnApplication(const std::string& application_id);
+// The Hadoop config dir for `tony kill <application id>`: $HADOOP_CONF_DIR (or $YARN_CONF_DIR),
+// else the one the job was submitted with (recorded in its local job dir); "" when neither.
+std::string HadoopConfDirOf(const std::string& application_id);
+
+// forceKillApplication on the cluster `conf_dir` describes, then waits for KILLED and removes the
+// staging dir.
+int KillYarnApplication(const std::string& application_id, const std::string& conf_dir);
 
 }  // namespace tony::client
