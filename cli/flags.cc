@@ -42,8 +42,11 @@ Result<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
     }
     const FlagSpec* spec = nullptr;
     for (const auto& s : specs) {
-      if (s.name == name) spec = &s;
+      bool alias =
+          name.size() == 1 && (name[0] == s.short_name || (name == "h" && s.name == "help"));
+      if (s.name == name || alias) spec = &s;
     }
+    if (spec != nullptr) name = spec->name;
     if (spec == nullptr) {
       std::string best;
       size_t best_distance = 4;
@@ -78,10 +81,19 @@ std::string FlagsHelp(const std::vector<FlagSpec>& specs) {
   std::string out;
   for (const auto& s : specs) {
     std::string left = "  --" + s.name + (s.takes_value ? " <value>" : "");
+    if (s.short_name != 0) left += std::string(", -") + s.short_name;
     if (left.size() < 34) left.resize(34, ' ');
     out += left + " " + s.help + (s.repeatable ? " (repeatable)" : "") + "\n";
   }
   return out;
+}
+
+bool WantsHelp(const std::vector<std::string>& args) {
+  for (const auto& a : args) {
+    if (a == "--") return false;
+    if (a == "--help" || a == "-help" || a == "-h") return true;
+  }
+  return false;
 }
 
 }  // namespace tony::cli

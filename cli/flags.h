@@ -1,6 +1,7 @@
 // Command-line parsing with TonY's submitter conventions: single or double dash, "--flag value"
 // or "--flag=value", repeatable flags collected in order. Unknown flags are errors that suggest
-// the closest known one.
+// the closest known one (TonY's parser silently drops the rest of the line instead). A flag may
+// have a one-letter alias (`-f`); `-h` is the alias of a "help" flag when the specs have one.
 #pragma once
 
 #include <map>
@@ -16,6 +17,7 @@ struct FlagSpec {
   bool takes_value = true;
   bool repeatable = false;
   std::string help;
+  char short_name = 0;  // e.g. 'f' for -f; a one-letter alias of the flag
 };
 
 struct ParsedFlags {
@@ -32,5 +34,8 @@ Result<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
                                const std::vector<FlagSpec>& specs);
 
 std::string FlagsHelp(const std::vector<FlagSpec>& specs);
+
+// True when `args` ask for help (--help, -help or -h) before any "--".
+bool WantsHelp(const std::vector<std::string>& args);
 
 }  // namespace tony::cli

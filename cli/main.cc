@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "cli/flags.h"
+#include "cli/help.h"
 #include "client/bundle.h"
 #include "client/job_control.h"
+#include "client/logs.h"
 #include "client/submit.h"
 #include "client/yarn_submit.h"
 #include "common/files.h"
@@ -19,37 +21,6 @@
 namespace tony::cli {
 namespace {
 
-const std::vector<FlagSpec>& SubmitFlags() {
-  static const std::vector<FlagSpec> kFlags = {
-      {"executes", true, false, "entry point: a script (run by --python_binary_path) or a command"},
-      {"task_params", true, false, "arguments appended to the command"},
-      {"python_binary_path", true, false, "python interpreter; relative paths are inside the venv"},
-      {"python_venv", true, false, "zipped virtualenv, unpacked to venv/ in every task"},
-      {"src_dir", true, false, "directory (or zip) unpacked into every task's working dir"},
-      {"conf_file", true, false, "job configuration (tony.xml)"},
-      {"conf", true, true, "override a key: --conf tony.worker.instances=4"},
-      {"shell_env", true, true, "K=V for the user process (tony.execution.envs)"},
-      {"container_env", true, true, "K=V for the container (tony.containers.envs)"},
-      {"engine", true, false, "local or yarn (default: yarn when HADOOP_CONF_DIR is set)"},
-      {"hdfs_classpath", true, false, "(yarn engine) remote paths added to every container"},
-      {"sidecar_tensorboard_log_dir", true, false, "(not yet supported)"},
-      {"debug", false, false, "keep staged files"},
-      {"help", false, false, "this help"},
-  };
-  return kFlags;
-}
-
-const char* kUsage =
-    "usage: tony <command> [flags]\n"
-    "  submit    run a job:  tony submit --executes train.py --src_dir src --conf_file tony.xml\n"
-    "  status    tony status [<job id>]      tasks and result of a job (all jobs without an id)\n"
-    "  kill      tony kill <job id>          stop a job and everything it started\n"
-    "  logs      tony logs <job id> [--task worker:1] [--stream stdout|stderr|executor|all]\n"
-    "  am        (internal) the job's coordinator\n"
-    "  executor  (internal) a task's executor\n"
-    "  bundle    (internal) build the archive tony submit ships to YARN and print its path\n"
-    "  version   print the version\n";
-
 int RunSubmit(const std::vector<std::string>& args) {
   auto flags = ParseFlags(args, SubmitFlags());
   if (!flags.ok()) {
@@ -57,7 +28,7 @@ int RunSubmit(const std::vector<std::string>& args) {
     return client::kExitBadInput;
   }
   if (flags->Has("help")) {
-    std::cout << "usage: tony submit [flags]\n" << FlagsHelp(SubmitFlags());
+    std::cout << CommandHelp("submit");
     return 0;
   }
   if (!flags->positional.empty()) {
@@ -103,16 +74,73 @@ int RunCoordinator(const std::vector<std::string>& args) {
 }
 
 int RunLogs(const std::vector<std::string>& args) {
-  auto flags = ParseFlags(args, {{"task", true, false, "role:index"},
-                                 {"attempt", true, false, "attempt number (default: latest)"},
-                                 {"stream", true, false, "stdout, stderr, executor or all"}});
-  if (!flags.ok() || flags->positional.size() != 1) {
-    std::cerr << "usage: tony logs <job id> [--task worker:1] [--attempt N] [--stream all]\n";
+  auto flags = ParseFlags(args, LogsFlags());
+  if (!flags.ok()) {
+    std::cerr << "tony: error: " << flags.status().message() << "\n" << CommandHelp("logs");
     return 2;
   }
-  int attempt = static_cast<int>(ParseInt64(flags->Get("attempt", "-1")).value_or(-1));
-  return client::ShowLogs(flags->positional[0], flags->Get("task"), attempt,
-                          flags->Get("stream", "all"));
+  if (flags->Has("help")) {
+    std::cout << CommandHelp("logs");
+    return 0;
+  }
+  if (flags->positional.size() != 1) {
+    std::cerr << "tony: error: tony logs takes one job id\n" << CommandHelp("logs");
+    return 2;
+  }
+  client::LogsOptions o;
+  o.task = flags->Get("task");
+  o.stream = flags->Get("stream", "all");
+  o.follow = flags->Has("follow");
+  if (flags->Has("stream") && o.task.empty()) {
+    std::cerr << "tony: error: --stream picks one of a task's files; add --task role:index "
+                 "(without --task, tony logs shows the coordinator's log)\n";
+    return 2;
+  }
+  int64_t attempt = -1;
+  for (auto [name, out] : {std::pair{"attempt", &attempt}, std::pair{"tail", &o.tail_lines}}) {
+    if (!flags->Has(name)) continue;
+    auto n = ParseInt64(flags->Get(name));
+    if (!n || *n < 0) {
+      std::cerr << "tony: error: --" << name << " " << flags->Get(name)
+                << ": expected a number >= 0\n";
+      return 2;
+    }
+    *out = *n;
+  }
+  o.attempt = static_cast<int>(attempt);
+  return client::ShowLogs(flags->positional[0], o);
+}
+
+// `tony status [<id>]` and `tony kill <id>`: one job id at most (exactly one for kill).
+Result<std::string> OneJobId(const std::string& command, const std::vector<std::string>& args,
+                             bool required) {
+  auto flags = ParseFlags(args, HelpOnlyFlags());
+  if (!flags.ok()) return flags.status();
+  if (flags->positional.size() > 1) {
+    return InvalidArgument("tony " + command + " takes " +
+                           (required ? "one job id" : "at most one job id") + "; got " +
+                           Join(flags->positional, " "));
+  }
+  if (flags->positional.empty()) {
+    if (required) return InvalidArgument("tony " + command + " needs a job id");
+    return std::string();
+  }
+  if (flags->positional[0].empty()) return InvalidArgument("'' is not a job id");
+  return flags->positional[0];
+}
+
+int RunStatusOrKill(const std::string& command, const std::vector<std::string>& args) {
+  bool kill = command == "kill";
+  auto id = OneJobId(command, args, kill);
+  if (!id.ok()) {
+    std::cerr << "tony: error: " << id.status().message() << "\n" << CommandHelp(command);
+    return 2;
+  }
+  if (!kill) return client::ShowStatus(*id);
+  if (StartsWith(*id, "application_")) {
+    return client::KillYarnApplication(*id, client::HadoopConfDirOf(*id));
+  }
+  return client::KillJob(*id);
 }
 
 // The bundle for this executable, from $TONY_HOME/cache (client/bundle.h).
@@ -132,33 +160,42 @@ int RunBundle() {
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    std::cout << kUsage;
-    return args.empty() ? 2 : 0;
+  if (args.empty()) {
+    std::cerr << Usage();
+    return 2;
+  }
+  if (args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    if (args.size() == 1) {
+      std::cout << Usage();
+      return 0;
+    }
+    std::string help = CommandHelp(args[1]);
+    if (help.empty()) {
+      std::cerr << "tony: unknown command " << args[1] << "\n" << Usage();
+      return 2;
+    }
+    std::cout << help;
+    return 0;
   }
   std::string command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
+  // Subcommands with flags of their own parse --help/-h themselves (a value may be "-h").
+  if (command != "submit" && command != "logs" && WantsHelp(rest) &&
+      !CommandHelp(command).empty()) {
+    std::cout << CommandHelp(command);
+    return 0;
+  }
   if (command == "submit") return RunSubmit(rest);
   if (command == "am") return RunCoordinator(rest);
   if (command == "executor") return RunExecutor();
-  if (command == "status") return client::ShowStatus(rest.empty() ? "" : rest[0]);
-  if (command == "kill") {
-    if (rest.size() != 1) {
-      std::cerr << "usage: tony kill <job id>\n";
-      return 2;
-    }
-    if (StartsWith(rest[0], "application_")) {
-      return client::KillYarnApplication(rest[0], client::HadoopConfDirOf(rest[0]));
-    }
-    return client::KillJob(rest[0]);
-  }
+  if (command == "status" || command == "kill") return RunStatusOrKill(command, rest);
   if (command == "logs") return RunLogs(rest);
   if (command == "bundle") return RunBundle();
   if (command == "version" || command == "--version") {
     std::cout << "tony 0.1.0\n";
     return 0;
   }
-  std::cerr << "tony: unknown command " << command << "\n" << kUsage;
+  std::cerr << "tony: unknown command " << command << "\n" << Usage();
   return 2;
 }
 

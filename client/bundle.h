@@ -1,7 +1,7 @@
 // The tony bundle: what `tony submit` ships to YARN so that nothing has to be installed on the
 // cluster's nodes.
 //
-// A .tar.gz that the NodeManager unpacks (LocalResource type ARCHIVE, HADOOP-IPC.md §4.2):
+// A .tar.gz that the NodeManager unpacks (LocalResource type ARCHIVE, docs/hadoop-ipc.md §4.2):
 //   bin/tony   this executable without its debug sections
 //   lib/<so>   every shared library it loads, under its soname, except glibc's and the dynamic
 //              loader's (IsBaseSystemLibrary): those belong to the node's kernel and loader

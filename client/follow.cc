@@ -8,12 +8,6 @@
 #include "client/staging.h"
 
 namespace tony::client {
-namespace {
-
-constexpr char kInterruptReason[] = "killed by user (interrupt in tony submit)";
-
-}  // namespace
-
 rpc::JobStatus FollowJob(JobFollower& job) {
   StatusPrinter printer(::isatty(STDOUT_FILENO) != 0);
   rpc::JobStatus last;
@@ -21,12 +15,12 @@ rpc::JobStatus FollowJob(JobFollower& job) {
   bool kill_sent = false;
   while (true) {
     if (Interrupts() > 0 && !kill_sent) {
-      std::cerr << "tony: interrupted; stopping " << job.Name() << " (Ctrl-C again to force)\n";
+      std::cerr << InterruptNotice(job.Name()) << "\n";
       rpc::KillJobRequest req;
-      req.set_reason(kInterruptReason);
+      req.set_reason(InterruptKillReason());
       rpc::CoordinatorClient* coordinator = job.Coordinator();
       if (coordinator == nullptr || !coordinator->KillJob(req, 5000).ok()) {
-        job.KillWithoutCoordinator(kInterruptReason);
+        job.KillWithoutCoordinator(req.reason());
       }
       kill_sent = true;
     }

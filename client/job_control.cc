@@ -1,17 +1,22 @@
 #include "client/job_control.h"
 
+#include <pwd.h>
 #include <signal.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <thread>
 
 #include "client/render.h"
+#include "common/clock.h"
 #include "common/files.h"
 #include "common/process.h"
 #include "common/strings.h"
-#include "hadoop/hdfs/webhdfs.h"
+#include "config/configuration.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
 
@@ -29,8 +34,9 @@ bool IsCoordinatorOf(int pid, const std::string& job_dir) {
   return cmdline.find(" am ") != std::string::npos && cmdline.find(job_dir) != std::string::npos;
 }
 
-// The live status from the coordinator if it runs, else what it last wrote.
-Result<rpc::JobStatus> CurrentStatus(const history::JobPaths& paths) {
+}  // namespace
+
+Result<rpc::JobStatus> CurrentJobStatus(const history::JobPaths& paths) {
   auto am = history::ReadAmInfo(paths);
   auto secret = ReadFile(paths.Secret());
   if (am.ok() && secret.ok() && IsCoordinatorOf(am->pid, paths.root)) {
@@ -43,68 +49,84 @@ Result<rpc::JobStatus> CurrentStatus(const history::JobPaths& paths) {
   return history::ReadJobStatus(paths);
 }
 
+namespace {
+
 std::string Pad(std::string s, size_t width) {
   if (s.size() < width) s.resize(width, ' ');
   return s;
 }
 
+// One row of `tony status` without an id.
+struct JobRow {
+  std::string id, name, user, started, duration, state, message;
+  int64_t start_ms = 0;
+};
+
+std::string FormatWallTime(int64_t ms) {
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+std::string FormatDuration(int64_t ms) {
+  int64_t s = std::max<int64_t>(ms, 0) / 1000;
+  std::string out;
+  if (s >= 3600) out += std::to_string(s / 3600) + "h";
+  if (s >= 60) out += std::to_string(s / 60 % 60) + "m";
+  return out + std::to_string(s % 60) + "s";
+}
+
+JobRow ReadJobRow(const std::string& id) {
+  history::JobPaths paths(history::JobsRoot() + "/" + id);
+  JobRow row{id, "-", "-", "-", "-", "UNKNOWN", "", 0};
+  struct stat st {};
+  if (::stat(paths.root.c_str(), &st) == 0) {
+    row.start_ms = static_cast<int64_t>(st.st_mtime) * 1000;  // until status.json says better
+    if (const passwd* pw = ::getpwuid(st.st_uid)) row.user = pw->pw_name;
+  }
+  Configuration conf;
+  if (conf.AddFile(paths.FinalConf()).ok()) {
+    row.name = conf.GetOr("tony.application.name", "-");
+  }
+  auto status = history::ReadJobStatus(paths);
+  if (!status.ok()) return row;
+  row.state = IsFinished(*status) ? status->final_status() : status->phase();
+  row.message = status->message().substr(0, status->message().find('\n'));
+  if (status->start_wall_ms() > 0) {
+    row.start_ms = status->start_wall_ms();
+    row.started = FormatWallTime(status->start_wall_ms());
+    int64_t end = status->end_wall_ms() > 0 ? status->end_wall_ms() : SystemClock().WallMs();
+    row.duration = FormatDuration(end - status->start_wall_ms());
+  }
+  return row;
+}
+
 int ListJobs() {
-  auto ids = history::ListJobIds();
-  if (ids.empty()) {
+  std::vector<JobRow> rows;
+  for (const auto& id : history::ListJobIds()) rows.push_back(ReadJobRow(id));
+  if (rows.empty()) {
     std::cout << "no jobs under " << history::JobsRoot() << "\n";
     return 0;
   }
-  std::cout << Pad("JOB", 34) << Pad("STATUS", 11) << "MESSAGE\n";
-  for (const auto& id : ids) {
-    history::JobPaths paths(history::JobsRoot() + "/" + id);
-    auto status = history::ReadJobStatus(paths);
-    std::string state = "UNKNOWN";
-    std::string message;
-    if (status.ok()) {
-      state = IsFinished(*status) ? status->final_status() : status->phase();
-      message = status->message().substr(0, status->message().find('\n'));
-    }
-    std::cout << Pad(id, 34) << Pad(state, 11) << message << "\n";
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const JobRow& a, const JobRow& b) { return a.start_ms < b.start_ms; });
+  size_t id_width = 4, name_width = 5, user_width = 5;
+  for (const auto& r : rows) {
+    id_width = std::max(id_width, r.id.size() + 2);
+    name_width = std::max(name_width, std::min<size_t>(r.name.size(), 30) + 2);
+    user_width = std::max(user_width, r.user.size() + 2);
+  }
+  std::cout << Pad("JOB", id_width) << Pad("NAME", name_width) << Pad("USER", user_width)
+            << Pad("STARTED", 21) << Pad("DURATION", 10) << Pad("STATE", 11) << "MESSAGE\n";
+  for (const auto& r : rows) {
+    std::cout << Pad(r.id, id_width) << Pad(r.name.substr(0, 30), name_width)
+              << Pad(r.user, user_width) << Pad(r.started, 21) << Pad(r.duration, 10)
+              << Pad(r.state, 11) << r.message << "\n";
   }
   return 0;
-}
-
-// A task whose logs stayed where its engine ran it (YARN: the NodeManager's container log dir):
-// read over HTTP from the log URL the coordinator put in the job's status.
-int ShowRemoteLogs(const history::JobPaths& paths, const std::string& task, const std::string& role,
-                   int64_t index, int attempt, const std::string& stream) {
-  auto status = CurrentStatus(paths);
-  if (!status.ok())
-    return Error("no status for job " + paths.root + ": " + status.status().message());
-  const rpc::TaskStatus* found = nullptr;
-  for (const auto& t : status->tasks()) {
-    if (t.role() == role && t.index() == index && (attempt < 0 || t.attempt() == attempt))
-      found = &t;
-  }
-  if (found == nullptr) return Error("job " + status->job_id() + " has no task " + task);
-  if (found->log_url().empty()) {
-    return Error("task " + task + " of job " + status->job_id() + " has no logs yet");
-  }
-  std::vector<std::string> files;
-  if (stream == "stdout" || stream == "all") files.push_back("stdout");
-  if (stream == "stderr" || stream == "all") files.push_back("stderr");
-  if (stream == "executor" || stream == "all") files.push_back("executor.log");
-  if (files.empty())
-    return Error("--stream " + stream + ": expected stdout, stderr, executor or all");
-  int rc = 0;
-  for (const auto& f : files) {
-    auto content = hadoop::hdfs::HttpGet(found->log_url() + "/" + f);
-    if (files.size() > 1)
-      std::cout << "==> " << task << " attempt " << found->attempt() << " " << f << " <==\n";
-    if (content.ok()) {
-      std::cout << *content;
-    } else {
-      std::cerr << "tony: warning: " << content.status().message() << "\n";
-      rc = 1;
-    }
-    if (files.size() > 1) std::cout << "\n";
-  }
-  return rc;
 }
 
 }  // namespace
@@ -114,7 +136,7 @@ int ShowStatus(const std::string& id_or_path) {
   auto dir = history::ResolveJobDir(id_or_path);
   if (!dir.ok()) return Error(dir.status().message());
   history::JobPaths paths(*dir);
-  auto status = CurrentStatus(paths);
+  auto status = CurrentJobStatus(paths);
   if (!status.ok())
     return Error("no status for job " + id_or_path + ": " + status.status().message());
   std::cout << "job " << status->job_id() << " (" << status->framework() << ", " << status->engine()
@@ -167,48 +189,6 @@ int KillJob(const std::string& id_or_path) {
     after = killed;
   }
   std::cout << "job " << BaseName(paths.root) << " " << after->final_status() << "\n";
-  return 0;
-}
-
-int ShowLogs(const std::string& id_or_path, const std::string& task, int attempt,
-             const std::string& stream) {
-  auto dir = history::ResolveJobDir(id_or_path);
-  if (!dir.ok()) return Error(dir.status().message());
-  history::JobPaths paths(*dir);
-  if (task.empty()) {
-    auto log = ReadFile(paths.AmLog());
-    if (!log.ok()) return Error(log.status().message());
-    std::cout << *log;
-    return 0;
-  }
-  size_t colon = task.find(':');
-  auto index = colon == std::string::npos ? std::nullopt : ParseInt64(task.substr(colon + 1));
-  if (!index) return Error("--task " + task + ": expected role:index, e.g. worker:1");
-  std::string role = task.substr(0, colon);
-  std::string task_dir = paths.root + "/tasks/" + role + "-" + std::to_string(*index);
-  if (!IsDirectory(task_dir)) {
-    if (history::ReadJobStatus(paths).ok())
-      return ShowRemoteLogs(paths, task, role, *index, attempt, stream);
-    return Error("job " + id_or_path + " has no task " + task);
-  }
-  if (attempt < 0) {
-    for (int a = 0; IsDirectory(task_dir + "/attempt-" + std::to_string(a)); ++a) attempt = a;
-  }
-  std::string attempt_dir = task_dir + "/attempt-" + std::to_string(attempt);
-  std::vector<std::string> files;
-  if (stream == "stdout" || stream == "all") files.push_back("stdout");
-  if (stream == "stderr" || stream == "all") files.push_back("stderr");
-  if (stream == "executor" || stream == "all") files.push_back("executor.log");
-  if (files.empty())
-    return Error("--stream " + stream + ": expected stdout, stderr, executor or all");
-  for (const auto& f : files) {
-    std::string path = attempt_dir + "/" + f;
-    auto content = ReadFile(path);
-    if (files.size() > 1)
-      std::cout << "==> " << task << " attempt " << attempt << " " << f << " <==\n";
-    std::cout << (content.ok() ? *content : std::string());
-    if (files.size() > 1) std::cout << "\n";
-  }
   return 0;
 }
 

@@ -14,7 +14,13 @@ namespace tony::client {
 namespace {
 
 std::atomic<int> g_interrupts{0};
-void OnInterrupt(int) { g_interrupts.fetch_add(1); }
+std::atomic<int> g_first_signal{0};
+
+void OnInterrupt(int sig) {
+  int none = 0;
+  g_first_signal.compare_exchange_strong(none, sig);
+  g_interrupts.fetch_add(1);
+}
 
 }  // namespace
 
@@ -63,5 +69,17 @@ void InstallInterruptHandlers() {
 }
 
 int Interrupts() { return g_interrupts.load(); }
+
+std::string InterruptNotice(const std::string& what) {
+  if (g_first_signal.load() == SIGTERM) {
+    return "tony: SIGTERM received; stopping " + what + " (a second SIGTERM or Ctrl-C forces it)";
+  }
+  return "tony: interrupted; stopping " + what + " (Ctrl-C again to force)";
+}
+
+std::string InterruptKillReason() {
+  return g_first_signal.load() == SIGTERM ? "killed by SIGTERM to tony submit"
+                                          : "killed by user (Ctrl-C in tony submit)";
+}
 
 }  // namespace tony::client

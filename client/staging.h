@@ -23,5 +23,9 @@ Status StageJobFiles(const SubmitOptions& o, const history::JobPaths& paths);
 // first time gently, the second time by force).
 void InstallInterruptHandlers();
 int Interrupts();
+// What to tell the user, and the job's kill reason, naming the signal that interrupted the
+// client: Ctrl-C (SIGINT) or SIGTERM (a scheduler stopping it), which are not the same story.
+std::string InterruptNotice(const std::string& what);
+std::string InterruptKillReason();
 
 }  // namespace tony::client

@@ -22,6 +22,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
+#include "config/role_names.h"
 #include "engine/local/local_engine.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
@@ -70,6 +71,44 @@ Status CheckEntryPoint(const SubmitOptions& o) {
   return Status::Ok();
 }
 
+// True when bash would find `name` as a command: a builtin or keyword, or an executable on PATH.
+bool IsCommand(const std::string& name) {
+  static const char* kShellWords[] = {"cd",   "echo", "exec", "exit",  "export", "source", ".",
+                                      "test", "[",    "true", "false", "eval",   "set",    "time",
+                                      "env",  "if",   "for",  "while", "case",   "{",      "("};
+  for (const char* w : kShellWords) {
+    if (name == w) return true;
+  }
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : SplitTrimmed(path != nullptr ? path : "", ':')) {
+    std::string candidate = JoinPath(dir, name);
+    if (::access(candidate.c_str(), X_OK) == 0 && !IsDirectory(candidate)) return true;
+  }
+  return false;
+}
+
+// `--executes t.py` without --python_binary_path runs `bash -c "t.py ..."`, and bash looks a bare
+// name up on PATH only: a script of the job named that way exits 127 in every task. Refuse it
+// here, with the two ways that work.
+Status CheckRunnable(const SubmitOptions& o) {
+  if (!o.python_binary_path.empty()) return Status::Ok();
+  auto words = ShellSplit(o.executes);
+  if (words.empty()) return Status::Ok();
+  const std::string& first = words[0];
+  if (first.find('/') != std::string::npos || first.find('=') != std::string::npos ||
+      IsCommand(first)) {
+    return Status::Ok();
+  }
+  std::string file = IsDirectory(o.src_dir) ? JoinPath(o.src_dir, first)
+                                            : (o.src_dir.empty() ? first : std::string());
+  if (file.empty() || !PathExists(file) || IsDirectory(file)) return Status::Ok();
+  return InvalidArgument("--executes " + o.executes + ": " + first +
+                         " is a file of the job, not a command (bash looks a bare name up on "
+                         "PATH only, so every task would exit 127); run it with Python: "
+                         "--python_binary_path python3, or run it directly: --executes ./" +
+                         first + " (tony makes it executable, as TonY does)");
+}
+
 // The entries of a zip archive (`unzip -Z1`), or an error when it is not a readable zip.
 Result<std::vector<std::string>> ZipEntries(const std::string& archive) {
   std::string cmd = "unzip -Z1 " + ShellQuote(archive) + " 2>/dev/null";
@@ -116,7 +155,19 @@ Status CheckInputs(const SubmitOptions& o) {
     return InvalidArgument("--conf_file " + o.conf_file + ": no such file");
   }
   TONY_RETURN_IF_ERROR(CheckVenv(o));
-  return CheckEntryPoint(o);
+  TONY_RETURN_IF_ERROR(CheckEntryPoint(o));
+  return CheckRunnable(o);
+}
+
+// TonY's submitter treats `--shell_env K` as K with an empty value; a name is required.
+Result<std::string> EnvFlag(const std::string& flag, const std::string& kv) {
+  size_t eq = kv.find('=');
+  if (eq == 0 || Trim(kv).empty()) {
+    return InvalidArgument("--" + flag + " " + kv +
+                           ": the variable name is empty; expected NAME=VALUE (or NAME alone "
+                           "for an empty value)");
+  }
+  return eq == std::string::npos ? kv + "=" : kv;
 }
 
 std::string ChooseEngine(const SubmitOptions& o) {
@@ -219,16 +270,27 @@ void AddHorovodDriver(Configuration& conf, const std::string& python) {
 
 }  // namespace
 
+std::string JobFile(const SubmitOptions& o) {
+  if (!o.conf_file.empty()) return o.conf_file;
+  return PathExists(kDefaultJobFile) && !IsDirectory(kDefaultJobFile) ? kDefaultJobFile : "";
+}
+
 Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   Configuration conf = Configuration::WithDefaults();
-  if (!o.conf_file.empty()) TONY_RETURN_IF_ERROR(conf.AddFile(o.conf_file));
+  std::string job_file = JobFile(o);
+  if (!job_file.empty()) TONY_RETURN_IF_ERROR(conf.AddFile(job_file));
   std::string site = SiteFilePath();
   if (PathExists(site)) TONY_RETURN_IF_ERROR(conf.AddFile(site));
-  for (const auto& kv : o.confs) {
-    TONY_RETURN_IF_ERROR(conf.AddOverride(kv).WithContext("--conf " + kv));
+  // AddOverride's errors already name "--conf <what was given>".
+  for (const auto& kv : o.confs) TONY_RETURN_IF_ERROR(conf.AddOverride(kv));
+  for (const auto& kv : o.shell_envs) {
+    TONY_ASSIGN_OR_RETURN(std::string env, EnvFlag("shell_env", kv));
+    conf.Set("tony.execution.envs", env, "--shell_env");
   }
-  for (const auto& kv : o.shell_envs) conf.Set("tony.execution.envs", kv, "--shell_env");
-  for (const auto& kv : o.container_envs) conf.Set("tony.containers.envs", kv, "--container_env");
+  for (const auto& kv : o.container_envs) {
+    TONY_ASSIGN_OR_RETURN(std::string env, EnvFlag("container_env", kv));
+    conf.Set("tony.containers.envs", env, "--container_env");
+  }
   std::string python = o.python_binary_path;
   if (!python.empty() && python[0] != '/' && !o.python_venv.empty()) python = "venv/" + python;
   if (!python.empty()) conf.Set("tony.python-exec-path", python, "--python_binary_path");
@@ -249,11 +311,19 @@ int Submit(const SubmitOptions& o) {
   };
   Status s = CheckInputs(o);
   if (!s.ok()) return fail_input(s);
+  if (std::string notice = history::TonyHomeNotice(); !notice.empty()) {
+    std::cerr << "tony: note: " << notice << "\n";
+  }
+  if (o.conf_file.empty() && !JobFile(o).empty()) {
+    std::cerr << "tony: using ./" << kDefaultJobFile << " as the job file (no --conf_file)\n";
+  }
   auto conf = BuildConfiguration(o);
   if (!conf.ok()) return fail_input(conf.status());
+  for (const auto& w : conf->warnings()) std::cerr << "tony: warning: " << w << "\n";
   for (const auto& w : UnknownKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
   auto spec = BuildJobSpec(*conf);
   if (!spec.ok()) return fail_input(spec.status());
+  for (const auto& w : RoleNameWarnings(*spec)) std::cerr << "tony: warning: " << w << "\n";
   s = runtime::ValidateForFramework(*spec);
   if (!s.ok()) return fail_input(s);
   std::string engine = ChooseEngine(o);

@@ -29,6 +29,12 @@ inline constexpr int kExitSucceeded = 0;
 inline constexpr int kExitJobFailed = 1;
 inline constexpr int kExitBadInput = 2;
 
+// TonY reads tony.xml (from its class path) when no --conf_file is given; tony reads it from the
+// working directory.
+inline constexpr char kDefaultJobFile[] = "tony.xml";
+// The job file: --conf_file, else ./tony.xml when it exists, else "".
+std::string JobFile(const SubmitOptions& options);
+
 // Builds the job's configuration from the options (defaults < --conf_file < tony-site.xml <
 // --conf), with the values the flags imply. Errors name the flag or file.
 Result<Configuration> BuildConfiguration(const SubmitOptions& options);

@@ -83,7 +83,8 @@ std::string StagingDir(const Cluster& c, const std::string& app_id) {
   return "/user/" + c.user + "/.tony/" + app_id;
 }
 
-// Uploads one staged file and describes it as a LocalResource (exact size and mtime, §6).
+// Uploads one staged file and describes it as a LocalResource (exact size and mtime,
+// docs/hadoop-ipc.md §6).
 Result<engine::YarnResource> Upload(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
                                     const std::string& local, const std::string& remote_dir,
                                     const std::string& name, const std::string& permission) {

@@ -4,8 +4,8 @@
 // application id (which is also the job id: the local job dir is $TONY_HOME/jobs/<app id>),
 // stages tony-final.xml, the secret, the src/venv zips and the tony binary itself to
 // /user/<user>/.tony/<app id> over WebHDFS, and submits the coordinator as the AM
-// (HADOOP-IPC.md §4.3). It then follows the job through the coordinator's control plane (the AM
-// registers the control-plane address as its host/rpc_port), mirrors the status into the local
+// (docs/hadoop-ipc.md §4.3). It then follows the job through the coordinator's control plane (the
+// AM registers the control-plane address as its host/rpc_port), mirrors the status into the local
 // job dir, and removes the staging dir once the application has ended.
 #pragma once
 

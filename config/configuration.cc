@@ -93,6 +93,11 @@ Status Configuration::AddXml(const std::string& xml, const std::string& source) 
   auto props = config_internal::ParseHadoopXml(xml, source);
   if (!props.ok()) return props.status();
   for (const config_internal::XmlProperty& p : *props) {
+    if (p.name.empty()) {
+      warnings_.push_back(source + ":" + std::to_string(p.line) +
+                          ": <property> without a <name> skipped (as Hadoop does)");
+      continue;
+    }
     // A <source> written by ToXml keeps pointing at the file the user actually wrote.
     Put(p.name, p.value, p.source.empty() ? source : p.source, p.final, /*from_file=*/true);
   }

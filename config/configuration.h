@@ -1,6 +1,6 @@
 // Configuration: Hadoop-style layered key/value configuration with TonY's precedence rules.
 //
-// Layers, lowest first (TonY's order, TONY-REFERENCE.md §1.3 step 1):
+// Layers, lowest first (TonY's order, docs/tony-compat.md §1.3):
 //   1. built-in defaults (the key registry, config/keys.h)
 //   2. the user's job file (--conf_file)
 //   3. the site file $TONY_CONF_DIR/tony-site.xml (admin policy: overrides the job file unless
@@ -57,6 +57,10 @@ class Configuration {
   // writes it. Parsed back by AddXml/AddFile.
   std::string ToXml() const;
 
+  // What the files added so far contained that was skipped (e.g. a <property> without a
+  // <name>), each naming the file and line; for the client to print.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
  private:
   void Put(const std::string& key, const std::string& value, const std::string& source, bool final,
            bool from_file);
@@ -64,9 +68,10 @@ class Configuration {
   // Keys set by AddOverride/Set: a file layer added later does not replace them (Hadoop's
   // overlay), so --conf wins whatever order the layers are added in.
   std::set<std::string> overridden_;
+  std::vector<std::string> warnings_;
 };
 
-// True for the keys whose --conf values append to the list (TONY-REFERENCE.md §2.9).
+// True for the keys whose --conf values append to the list (docs/tony-compat.md §2.9).
 bool IsMultiValueKey(const std::string& key);
 
 }  // namespace tony

@@ -71,7 +71,7 @@ struct JobSpec {
   int local_vcores = 0;
 
   // The role:index that decides the outcome: "chief" if that role exists, else worker:0
-  // (TONY-REFERENCE.md §1.5). chief_role is empty when neither exists.
+  // (docs/tony-compat.md §1.5). chief_role is empty when neither exists.
   std::string chief_role;
   int chief_index = 0;
 

@@ -34,7 +34,7 @@ KeySpec Mem(std::string_view name, std::string_view def, std::string_view doc) {
   return {name, KeyType::kMemory, def, "MB", doc, {}};
 }
 
-// TONY-REFERENCE.md §2.1 and the tony-only application keys.
+// docs/tony-compat.md §2.1 and the tony-only application keys.
 void AddApplicationKeys(std::vector<KeySpec>& k) {
   k.push_back(Str("tony.yarn.queue", "default", "YARN queue."));
   k.push_back(Str("tony.application.name", "TensorFlowApplication", "Application name."));

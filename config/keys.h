@@ -2,7 +2,7 @@
 //
 // Per-role keys are registered once as templates with "<role>" in place of the role name
 // (e.g. "tony.<role>.instances"); a role is any lowercase name [a-z]+ for which
-// tony.<role>.instances is set (TONY-REFERENCE.md §1.5). Group keys use "<group>" and
+// tony.<role>.instances is set (docs/tony-compat.md §1.5). Group keys use "<group>" and
 // dependency keys "<role>" and "<group>" likewise.
 //
 // Defaults are TonY's tony-default.xml values (the effective ones, §2) except where README's

@@ -21,8 +21,8 @@ std::string Where(const std::string& source, int line) {
 }
 
 // Reads one <property>; `has_value` is false when it has no value at all (Hadoop skips those).
-Status ReadProperty(const pugi::xml_node& node, const std::string& xml, const std::string& source,
-                    XmlProperty& prop, bool& has_value) {
+Status ReadProperty(const pugi::xml_node& node, const std::string& xml, XmlProperty& prop,
+                    bool& has_value) {
   prop.line = LineAt(xml, node.offset_debug());
   has_value = false;
   bool has_name = false;
@@ -52,9 +52,7 @@ Status ReadProperty(const pugi::xml_node& node, const std::string& xml, const st
       prop.source = std::string(Trim(child.child_value()));
     }
   }
-  if (!has_name || prop.name.empty()) {
-    return InvalidArgument(Where(source, prop.line) + ": <property> without a <name>");
-  }
+  if (!has_name) prop.name.clear();  // kept, nameless: Configuration skips it with a warning
   return Status::Ok();
 }
 
@@ -87,8 +85,8 @@ Result<std::vector<XmlProperty>> ParseHadoopXml(const std::string& xml, const st
   for (pugi::xml_node node = root.child("property"); node; node = node.next_sibling("property")) {
     XmlProperty prop;
     bool has_value = false;
-    TONY_RETURN_IF_ERROR(ReadProperty(node, xml, source, prop, has_value));
-    if (has_value) props.push_back(std::move(prop));
+    TONY_RETURN_IF_ERROR(ReadProperty(node, xml, prop, has_value));
+    if (has_value || prop.name.empty()) props.push_back(std::move(prop));
   }
   return props;
 }

@@ -34,6 +34,8 @@ struct XmlProperty {
 };
 
 // Errors read "<source>:<line>: malformed XML: <what>" or "<source>:<line>: <property> ...".
+// A <property> without a (non-empty) <name> comes back with an empty name, for the caller to skip
+// with a warning, as Hadoop's Configuration does.
 Result<std::vector<XmlProperty>> ParseHadoopXml(const std::string& xml, const std::string& source);
 
 // Hadoop XML for `props`, in the given order. ParseHadoopXml reads it back unchanged.

@@ -1,13 +1,16 @@
 #include "executor/executor.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -98,6 +101,23 @@ Status Unzip(const std::string& archive, const std::string& dest) {
 }
 
 // TonY's executor unpacks the src archive into its working directory and venv.zip into venv/.
+// TonY makes the entry point executable: `--executes ./run.sh` works with a run.sh of mode 644
+// (zip archives and some checkouts drop the x bit). Only a relative path to a regular file of the
+// job's working directory is touched.
+void MakeEntryPointExecutable(const std::string& command) {
+  auto words = ShellSplit(command);
+  if (words.empty() || words[0].empty() || words[0][0] == '/') return;
+  if (words[0].find('/') == std::string::npos) return;  // a bare name is a command on PATH
+  struct stat st {};
+  if (::stat(words[0].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  mode_t x =
+      S_IXUSR | ((st.st_mode & S_IRGRP) ? S_IXGRP : 0) | ((st.st_mode & S_IROTH) ? S_IXOTH : 0);
+  if ((st.st_mode & x) == x) return;
+  if (::chmod(words[0].c_str(), st.st_mode | x) != 0) {
+    TONY_LOG(kWarning) << "could not make " << words[0] << " executable: " << std::strerror(errno);
+  }
+}
+
 Status Localize() {
   if (PathExists("tony_src.zip")) TONY_RETURN_IF_ERROR(Unzip("tony_src.zip", "."));
   if (PathExists("venv.zip")) TONY_RETURN_IF_ERROR(Unzip("venv.zip", "venv"));
@@ -214,7 +234,9 @@ Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
   for (auto& [k, v] : task_env) env[k] = std::move(v);
   for (const auto& kv : spec.execution_envs) {
     size_t eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    if (eq == 0) continue;  // no name (refused at submit)
+    // "K" alone is K with an empty value, as TonY's key=value parsing has it.
+    env[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
   }
   return env;
 }
@@ -364,6 +386,7 @@ int RunExecutor() {
     req.set_diagnostics(ToValidUtf8(diagnostics));
     Status s = client.ReportResult(req, kRpcTimeoutMs);
     if (!s.ok()) TONY_LOG(kWarning) << "could not report the result: " << s.ToString();
+    return s.ok();
   };
 
   Configuration conf;
@@ -387,6 +410,7 @@ int RunExecutor() {
     report(1, "localizing: " + s.message());
     return Fail(s.message());
   }
+  MakeEntryPointExecutable(role->command);
   auto port = ReservedPort::Reserve();
   if (!port.ok()) return Fail(port.status().message());
   int64_t registry_timeout_ms =
@@ -423,11 +447,16 @@ int RunExecutor() {
       diagnostics += "last lines of stderr (" + path + "):\n" + Join(tail, "\n");
     }
   }
-  if (!hb.lost()) report(result.exit_code, diagnostics);
+  bool reported = !hb.lost() && report(result.exit_code, diagnostics);
   int code = result.exit_code == 0
                  ? 0
                  : (result.exit_code > 0 && result.exit_code < 256 ? result.exit_code : 1);
-  TONY_LOG(kInfo) << "result reported; exiting with " << code;
+  if (reported) {
+    TONY_LOG(kInfo) << "result reported; exiting with " << code;
+  } else {
+    TONY_LOG(kInfo) << "exiting with " << code << " (the result was not reported"
+                    << (hb.lost() ? ": the coordinator is lost)" : ")");
+  }
   // Everything is reported and the user process is gone: exit now rather than wait for the
   // heartbeat thread's in-flight call and gRPC's teardown (seconds while the coordinator winds
   // down).

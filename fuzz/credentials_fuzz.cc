@@ -1,4 +1,4 @@
-// Hadoop token storage streams (HADOOP-IPC.md §3): the container's $HADOOP_TOKEN_FILE_LOCATION
+// Hadoop token storage streams (docs/hadoop-ipc.md §3): the container's $HADOOP_TOKEN_FILE_LOCATION
 // and ContainerLaunchContextProto.tokens, in both formats (0 Writable, 1 protobuf). What parses
 // must survive a write and a read in either format unchanged.
 #include <google/protobuf/stubs/logging.h>

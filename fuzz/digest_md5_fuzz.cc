@@ -1,4 +1,4 @@
-// The SASL DIGEST-MD5 messages a Hadoop server sends (HADOOP-IPC.md §2.2, RFC 2831): the
+// The SASL DIGEST-MD5 messages a Hadoop server sends (docs/hadoop-ipc.md §2.2, RFC 2831): the
 // challenge and, after a NUL byte in the input, the final "rspauth=" message. Whatever the
 // client answers must parse back to the same nonce and realm (its quoting matches our parsing).
 #include <cstddef>

@@ -1,5 +1,5 @@
 // Hadoop IPC replies, as a server (or anything between it and us) sends them: the 4-byte frame
-// length, the varint-delimited RpcResponseHeaderProto and response (HADOOP-IPC.md §1.2, §1.7),
+// length, the varint-delimited RpcResponseHeaderProto and response (docs/hadoop-ipc.md §1.2, §1.7),
 // the Status of an ERROR/FATAL header, and the SASL handshake's replies (§1.9) down to the
 // DIGEST-MD5 challenge of the TOKEN entry.
 #include <google/protobuf/stubs/logging.h>

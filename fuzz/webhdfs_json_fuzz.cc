@@ -1,4 +1,4 @@
-// The NameNode's WebHDFS replies (HADOOP-IPC.md §6): GETFILESTATUS's FileStatus (whose length
+// The NameNode's WebHDFS replies (docs/hadoop-ipc.md §6): GETFILESTATUS's FileStatus (whose length
 // and modification time go into every LocalResource), MKDIRS/DELETE's boolean and the
 // RemoteException of an error, for any HTTP code.
 #include <cstddef>

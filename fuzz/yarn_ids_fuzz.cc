@@ -1,4 +1,4 @@
-// YARN id strings (HADOOP-IPC.md §4.2) as users type them (`tony kill application_…`) and as
+// YARN id strings (docs/hadoop-ipc.md §4.2) as users type them (`tony kill application_…`) and as
 // YARN hands them around (CONTAINER_ID in a container's environment), and host:port addresses
 // from the cluster's XML. What parses must print back to an id that parses to the same proto.
 #include <cstddef>

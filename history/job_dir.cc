@@ -18,9 +18,24 @@ namespace tony::history {
 
 std::string TonyHome() {
   const char* home = std::getenv("TONY_HOME");
-  if (home != nullptr && *home != '\0') return home;
+  if (home != nullptr && *home != '\0') {
+    // Absolute, so that a relative TONY_HOME means the same directory to the coordinator and
+    // the executors, which run elsewhere.
+    auto absolute = AbsolutePath(home);
+    return absolute.ok() ? *absolute : std::string(home);
+  }
   const char* user_home = std::getenv("HOME");
-  return std::string(user_home != nullptr ? user_home : "/tmp") + "/.tony";
+  return std::string(user_home != nullptr && *user_home != '\0' ? user_home : kNoHomeDir) +
+         "/.tony";
+}
+
+std::string TonyHomeNotice() {
+  const char* home = std::getenv("TONY_HOME");
+  if (home != nullptr && *home != '\0') return "";
+  const char* user_home = std::getenv("HOME");
+  if (user_home != nullptr && *user_home != '\0') return "";
+  return std::string("HOME is not set: job records go to ") + TonyHome() +
+         " (set TONY_HOME to choose another directory)";
 }
 
 std::string JobsRoot() { return TonyHome() + "/jobs"; }
@@ -106,8 +121,15 @@ Status AppendEvent(const JobPaths& paths, const std::string& json_line) {
 }
 
 Result<std::string> ResolveJobDir(const std::string& id_or_path) {
+  if (id_or_path.empty() || id_or_path == "." || id_or_path == "..") {
+    return InvalidArgument("'" + id_or_path + "' is not a job id (tony status lists the jobs)");
+  }
   if (id_or_path.find('/') != std::string::npos) {
-    if (IsDirectory(id_or_path)) return AbsolutePath(id_or_path);
+    // A path must be a job directory, not any directory ("/", a jobs root).
+    if (IsDirectory(id_or_path) &&
+        (PathExists(id_or_path + "/tony-final.xml") || PathExists(id_or_path + "/status.json"))) {
+      return AbsolutePath(id_or_path);
+    }
     return NotFound("no job directory " + id_or_path);
   }
   std::string exact = JobsRoot() + "/" + id_or_path;

@@ -20,7 +20,12 @@
 
 namespace tony::history {
 
+// $TONY_HOME made absolute, else $HOME/.tony, else /tmp/.tony.
 std::string TonyHome();
+inline constexpr char kNoHomeDir[] = "/tmp";
+// What a client should tell the user about where job records go when that is not obvious (no
+// TONY_HOME and no HOME); empty otherwise.
+std::string TonyHomeNotice();
 std::string JobsRoot();
 std::string NewJobId();
 
@@ -55,7 +60,8 @@ Status WriteJobStatus(const JobPaths& paths, const rpc::JobStatus& status);
 Result<rpc::JobStatus> ReadJobStatus(const JobPaths& paths);
 Status AppendEvent(const JobPaths& paths, const std::string& json_line);
 
-// Accepts a job id, a unique prefix of one, or a job directory path.
+// A job's directory from its id, a unique prefix of one, or a path to it; refuses ids that name no
+// single job (empty, ".", "..", a directory that is not a job's).
 Result<std::string> ResolveJobDir(const std::string& id_or_path);
 // Job ids under JobsRoot(), oldest first.
 std::vector<std::string> ListJobIds();

@@ -1,5 +1,5 @@
 // Horovod (gloo controller, static topology): the variables horovodrun's gloo launcher gives each
-// worker (TONY-REFERENCE.md §4.3), computed from the cluster spec instead of a launcher.
+// worker (docs/tony-compat.md §4.3), computed from the cluster spec instead of a launcher.
 //
 // Slots follow horovod's own host assignment (runner/common/util/hosts.py,
 // get_host_assignments): hosts in the order their first worker appears, ranks contiguous per

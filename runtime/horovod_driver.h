@@ -1,6 +1,6 @@
 // The Horovod rendezvous driver tony ships, as TonY ships horovod_driver.py: for
 // tony.application.framework = horovod the client adds an untracked one-task `driver` role
-// (TONY-REFERENCE.md §4.3) whose executor writes this script into its working directory and runs
+// (docs/tony-compat.md §4.3) whose executor writes this script into its working directory and runs
 // it with the job's python. It serves horovod's own gloo rendezvous (its HTTP key-value store,
 // initialised with horovod's own slot plan for the workers) on the port tony reserved for the
 // driver, until tony stops it when the workers are done.

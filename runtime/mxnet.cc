@@ -1,4 +1,4 @@
-// MXNet: the DMLC variables ps-lite reads to find its scheduler (TONY-REFERENCE.md §4.4).
+// MXNet: the DMLC variables ps-lite reads to find its scheduler (docs/tony-compat.md §4.4).
 //
 // TonY maps job names straight to DMLC roles: the `scheduler`, `server` and `worker` roles. ps-lite
 // connects to the scheduler by IP address, so the scheduler's host is resolved here; its port is

@@ -55,7 +55,7 @@ Status ValidateForMxnet(const JobSpec& spec) {
   return Status::Ok();
 }
 
-// Horovod is all-reduce among workers, as horovodrun runs it (TONY-REFERENCE.md §4.3).
+// Horovod is all-reduce among workers, as horovodrun runs it (docs/tony-compat.md §4.3).
 Status ValidateForHorovod(const JobSpec& spec) {
   if (Instances(spec, "ps") > 0) {
     return InvalidArgument(

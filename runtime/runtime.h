@@ -4,13 +4,13 @@
 // list). Output: environment variables for the user process. Pure functions; the executor calls
 // them once the coordinator releases the cluster spec.
 //
-//  tensorflow  TF_CONFIG and CLUSTER_SPEC exactly as TonY builds them (TONY-REFERENCE.md §4.1)
+//  tensorflow  TF_CONFIG and CLUSTER_SPEC exactly as TonY builds them (docs/tony-compat.md §4.1)
 //  pytorch     torchrun/Kubeflow variables (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE,
 //              LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE, ROLE_RANK,
 //              ROLE_WORLD_SIZE), a task being a torchrun node of nproc-per-task processes,
 //              plus TonY's INIT_METHOD, RANK, WORLD
 //  horovod     horovodrun's gloo variables (HOROVOD_RANK/SIZE/LOCAL_*/CROSS_*, rendezvous)
-//  mxnet       DMLC_ROLE, DMLC_PS_ROOT_URI/PORT, DMLC_NUM_SERVER/WORKER (TONY-REFERENCE.md §4.4)
+//  mxnet       DMLC_ROLE, DMLC_PS_ROOT_URI/PORT, DMLC_NUM_SERVER/WORKER (docs/tony-compat.md §4.4)
 //  jax         JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID and Kubeflow's names
 //  generic     CLUSTER_SPEC only
 // and for every framework TonY's common task variables (JOB_NAME, TASK_INDEX, TASK_NUM, IS_CHIEF,
@@ -52,7 +52,7 @@ const std::vector<std::string>& KnownFrameworks();
 // Errors name the keys to change.
 Status ValidateForFramework(const JobSpec& spec);
 
-// TonY's common variables, set for every task of every framework (TONY-REFERENCE.md §4.0).
+// TonY's common variables, set for every task of every framework (docs/tony-compat.md §4.0).
 EnvMap CommonTaskEnv(const TaskEnvInput& in);
 
 // Common variables plus the framework's own.

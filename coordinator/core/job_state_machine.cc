@@ -64,7 +64,7 @@ const char* FinalStatusName(FinalStatus s) {
 JobStateMachine::JobStateMachine(JobSpec spec) : spec_(std::move(spec)) {
   chief_role_ = spec_.chief_role;
   chief_index_ = spec_.chief_index;
-  // BuildJobSpec always fills chief_role; a spec built by hand may not (TONY-REFERENCE.md §1.5).
+  // BuildJobSpec always fills chief_role; a spec built by hand may not (docs/tony-compat.md §1.5).
   if (chief_role_.empty()) {
     if (HasRole(spec_, "chief")) {
       chief_role_ = "chief";

@@ -9,7 +9,7 @@
 // event for an attempt that is not the task's current one is ignored (fenced). Today every task
 // runs one attempt (0); restart policies will add attempts without changing this interface.
 //
-// Outcome rules (TonY's, TONY-REFERENCE.md §1.5, with the differences README lists):
+// Outcome rules (TonY's, docs/tony-compat.md §1.5, with the differences README lists):
 //  * A task's exit code 0 -> SUCCEEDED; an exit after the coordinator asked it to stop ->
 //    FINISHED; anything else -> FAILED.
 //  * A FAILED task fails the job at once when it is: the chief (role "chief", else worker:0); of a

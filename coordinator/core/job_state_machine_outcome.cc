@@ -1,4 +1,4 @@
-// JobStateMachine: how a task's end decides the job (TONY-REFERENCE.md §1.5), and stopping.
+// JobStateMachine: how a task's end decides the job (docs/tony-compat.md §1.5), and stopping.
 #include <utility>
 
 #include "coordinator/core/job_state_machine.h"

@@ -1,4 +1,4 @@
-// JobStateMachine: timeouts (TONY-REFERENCE.md §1.6) and the deadline the shell sleeps until.
+// JobStateMachine: timeouts (docs/tony-compat.md §1.6) and the deadline the shell sleeps until.
 //
 // Deadlines that passed since the last event are applied in the order they fell due, so the
 // job's message names the first cause even when the shell ticks late.

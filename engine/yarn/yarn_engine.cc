@@ -17,7 +17,7 @@ constexpr auto kBusyHeartbeat = 200ms;
 
 // The coordinator builds the executor's environment from its own; on YARN only what tony sets
 // travels, because the AM container's variables (CONTAINER_ID, LOG_DIRS, the token file, ...)
-// belong to it alone (§5).
+// belong to it alone (docs/hadoop-ipc.md §5).
 bool TravelsToContainers(const std::string& key, const std::set<std::string>& user_keys) {
   return StartsWith(key, "TONY_") || key == "AM_HOST" || key == "AM_PORT" ||
          user_keys.count(key) > 0;

@@ -1,4 +1,4 @@
-// WebHDFS client over libcurl (HADOOP-IPC.md §6): what tony needs to stage a job.
+// WebHDFS client over libcurl (docs/hadoop-ipc.md §6): what tony needs to stage a job.
 //
 // Base URL http://<dfs.namenode.http-address>/webhdfs/v1<path>?op=...&user.name=<user>; on an
 // insecure cluster the user is whatever user.name says. CREATE and OPEN are two steps: the

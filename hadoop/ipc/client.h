@@ -43,7 +43,7 @@ class RpcClient {
   // The open connection, or a new one after up to max_connect_attempts tries.
   Result<std::shared_ptr<Connection>> GetConnection();
 
-  // Replaces the token for later connections (e.g. a rolled AMRMToken, HADOOP-IPC.md §4.4);
+  // Replaces the token for later connections (e.g. a rolled AMRMToken, docs/hadoop-ipc.md §4.4);
   // the open connection stays authenticated.
   void SetToken(security::Token token);
 

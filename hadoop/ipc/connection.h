@@ -1,4 +1,4 @@
-// One Hadoop IPC connection to one server for one protocol (HADOOP-IPC.md §1).
+// One Hadoop IPC connection to one server for one protocol (docs/hadoop-ipc.md §1).
 //
 // Open() connects, sends the preamble, runs SASL when asked for TOKEN auth (§1.9, §2.2), and
 // sends the connection context (§1.6). After that any number of threads may call Call() or

@@ -1,8 +1,8 @@
 // The client side of SASL DIGEST-MD5 (RFC 2831) as Hadoop's TOKEN authentication uses it
-// (HADOOP-IPC.md §2.2).
+// (docs/hadoop-ipc.md §2.2).
 //
 // Hand-written over OpenSSL's MD5 on purpose: Cyrus SASL's DIGEST-MD5 is a plugin loaded at run
-// time from the system's sasl2 directory, which cluster nodes need not have (HADOOP-IPC.md §0,
+// time from the system's sasl2 directory, which cluster nodes need not have (docs/hadoop-ipc.md §0,
 // §2.2), and the mechanism is small. Only QOP "auth" (no security layer) is supported; a server
 // that offers only auth-int/auth-conf is refused with a clear error.
 // Thread-safety: a DigestMd5Client belongs to one connection handshake.

@@ -1,4 +1,4 @@
-// Hadoop IPC wire format: preamble, frames, headers and call ids (HADOOP-IPC.md §1).
+// Hadoop IPC wire format: preamble, frames, headers and call ids (docs/hadoop-ipc.md §1).
 //
 // Pure functions over bytes; no I/O. The connection (connection.h) uses them, and the unit tests
 // check them byte for byte.

@@ -1,4 +1,4 @@
-// Hadoop delegation tokens and the credentials ("token storage") file (HADOOP-IPC.md §3).
+// Hadoop delegation tokens and the credentials ("token storage") file (docs/hadoop-ipc.md §3).
 //
 // The NodeManager writes every container's tokens to $HADOOP_TOKEN_FILE_LOCATION, always in the
 // Writable format (format 0); ContainerLaunchContextProto.tokens carries the same bytes. Both

@@ -1,4 +1,4 @@
-// Typed clients of the three YARN protocols over hadoop/ipc (HADOOP-IPC.md §4).
+// Typed clients of the three YARN protocols over hadoop/ipc (docs/hadoop-ipc.md §4).
 //
 //  ApplicationClient  ApplicationClientProtocol on yarn.resourcemanager.address, SIMPLE (§4.3)
 //  AmRmClient         ApplicationMasterProtocol on the scheduler address, TOKEN with the

@@ -15,7 +15,7 @@
 //  - _HOST: Hadoop replaces it only in Kerberos principals (SecurityUtil.getServerPrincipal), with
 //    the host of the server; ServerPrincipal() does that. An address that still says _HOST is an
 //    error that names the key.
-// Errors name the key and the file it came from.
+// Errors name the key and the file it came from. §N: docs/hadoop-ipc.md section N.
 // Thread-safety: plain values.
 #pragma once
 

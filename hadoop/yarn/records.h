@@ -1,5 +1,5 @@
 // YARN records: id strings, resources, local resources, launch contexts and exit statuses
-// (HADOOP-IPC.md §4.2). Thin helpers over the generated hadoop.yarn messages.
+// (docs/hadoop-ipc.md §4.2). Thin helpers over the generated hadoop.yarn messages.
 // Thread-safety: plain functions.
 #pragma once
 

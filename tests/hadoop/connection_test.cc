@@ -129,7 +129,7 @@ ConnectionOptions Options(uint16_t port) {
   return r;
 }
 
-// Reads the connection context and checks it (§1.6); returns its user.
+// Reads the connection context and checks it (docs/hadoop-ipc.md §1.6); returns its user.
 std::string ExpectContext(Peer& peer, std::string_view client_id) {
   auto parts = peer.ReadFrame();
   EXPECT_EQ(parts.size(), 2u);

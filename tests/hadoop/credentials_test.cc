@@ -1,4 +1,4 @@
-// The credentials file (HADOOP-IPC.md §3): WritableUtils vints, both formats, token lookup.
+// The credentials file (docs/hadoop-ipc.md §3): WritableUtils vints, both formats, token lookup.
 #include "hadoop/security/credentials.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// DIGEST-MD5 (RFC 2831) as used by Hadoop's TOKEN auth (HADOOP-IPC.md §2.2).
+// DIGEST-MD5 (RFC 2831) as used by Hadoop's TOKEN auth (docs/hadoop-ipc.md §2.2).
 #include "hadoop/ipc/digest_md5.h"
 
 #include <gtest/gtest.h>

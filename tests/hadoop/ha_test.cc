@@ -252,7 +252,7 @@ TEST(FailoverRpcClientTest, GoesRoundTheServersWithBoundedFailoversAndBackoff) {
   EXPECT_EQ(client.Current().name, "rm1");
 }
 
-// One Hadoop IPC server connection on loopback (HADOOP-IPC.md §1): reads the preamble, the
+// One Hadoop IPC server connection on loopback (docs/hadoop-ipc.md §1): reads the preamble, the
 // connection context and one call, and answers it with StandbyException (as a standby RM or NN
 // does) or with an empty GetNewApplicationResponseProto.
 class IpcStub {

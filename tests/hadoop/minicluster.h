@@ -1,5 +1,5 @@
 // MiniCluster: a MiniDFSCluster + MiniYARNCluster JVM (tests/minicluster) run as a child process
-// for integration tests (HADOOP-IPC.md §7).
+// for integration tests (docs/hadoop-ipc.md §7).
 //
 // Start() runs tests/minicluster/start.sh with a FIFO as its stdin, waits for the
 // "MINICLUSTER READY" line, and reads the addresses from the site files it wrote. The destructor

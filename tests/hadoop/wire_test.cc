@@ -1,4 +1,4 @@
-// Byte-level checks of the IPC wire format against HADOOP-IPC.md §1.
+// Byte-level checks of the IPC wire format against docs/hadoop-ipc.md §1.
 #include "hadoop/ipc/wire.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Integration test (label "yarn"): hadoop/ipc against a real MiniYARNCluster with 2 NodeManagers.
 //
-// Client side over SIMPLE auth (HADOOP-IPC.md §2.1): cluster metrics, new application ids, many
-// calls multiplexed on one connection, a remote exception. AM side over SASL TOKEN/DIGEST-MD5
+// Client side over SIMPLE auth (docs/hadoop-ipc.md §2.1): cluster metrics, new application ids,
+// many calls multiplexed on one connection, a remote exception. AM side over SASL TOKEN/DIGEST-MD5
 // (§1.9, §2.2): an unmanaged AM's AMRMToken registers with the scheduler; a forged token and
 // SIMPLE auth are refused there.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds (if needed) and runs the test-only minicluster launcher (HADOOP-IPC.md §7).
+# Builds (if needed) and runs the test-only minicluster launcher (docs/hadoop-ipc.md §7).
 #
 # Usage: tests/minicluster/start.sh <confdir> [num_nodemanagers] [--ha] [key=value ...]
 # (--ha: two ResourceManagers, rm0 active, and a line "failover" on stdin swaps them; Ha.java).
@@ -30,7 +30,7 @@ if [[ $# -lt 1 ]]; then
 fi
 mkdir -p "$1"
 
-# Hadoop's own scripts open these packages on JDK 17 (HADOOP-IPC.md §7.2).
+# Hadoop's own scripts open these packages on JDK 17 (docs/hadoop-ipc.md §7.2).
 opens=()
 for p in java.io java.lang java.lang.reflect java.math java.net java.nio java.text java.util \
          java.util.concurrent java.util.zip sun.nio.ch sun.security.util sun.security.x509; do

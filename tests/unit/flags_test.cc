@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/help.h"
+
 namespace tony::cli {
 namespace {
 
@@ -25,6 +27,40 @@ TEST(FlagsTest, UnknownFlagSuggestsClosest) {
 TEST(FlagsTest, MissingValueAndRepeatsOfSingleFlagsAreErrors) {
   EXPECT_FALSE(ParseFlags({"--executes"}, kSpecs).ok());
   EXPECT_FALSE(ParseFlags({"--executes", "a", "--executes", "b"}, kSpecs).ok());
+}
+
+TEST(FlagsTest, OneLetterAliasesAndDashHForHelp) {
+  const std::vector<FlagSpec> specs = {
+      {"follow", false, false, "", 'f'}, {"tail", true, false, ""}, {"help", false, false, ""}};
+  auto f = ParseFlags({"-f", "--tail", "3", "-h"}, specs);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_TRUE(f->Has("follow"));
+  EXPECT_TRUE(f->Has("help"));
+  EXPECT_EQ(f->Get("tail"), "3");
+  EXPECT_NE(FlagsHelp(specs).find("--follow, -f"), std::string::npos);
+  // Without a help flag, -h is just unknown.
+  auto g = ParseFlags({"-h"}, kSpecs);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(), "unknown flag -h");
+}
+
+TEST(FlagsTest, WantsHelpStopsAtDoubleDash) {
+  EXPECT_TRUE(WantsHelp({"x", "--help"}));
+  EXPECT_TRUE(WantsHelp({"-h"}));
+  EXPECT_TRUE(WantsHelp({"-help"}));
+  EXPECT_FALSE(WantsHelp({"x", "--", "-h"}));
+  EXPECT_FALSE(WantsHelp({"--helpful"}));
+}
+
+TEST(HelpTest, EverySubcommandHasHelpAndUnknownHasNone) {
+  for (const char* cmd :
+       {"submit", "status", "kill", "logs", "am", "executor", "bundle", "version", "help"}) {
+    std::string help = CommandHelp(cmd);
+    EXPECT_EQ(help.rfind(std::string("usage: tony ") + cmd, 0), 0u) << cmd << ": " << help;
+  }
+  EXPECT_EQ(CommandHelp("nosuch"), "");
+  EXPECT_NE(CommandHelp("logs").find("--follow, -f"), std::string::npos);
+  EXPECT_NE(CommandHelp("submit").find("--shell_env"), std::string::npos);
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ TEST(TensorFlowEnvTest, EvaluatorOnlyInItsOwnTfConfigAndTensorboardNowhere) {
   auto eval_tf = nlohmann::json::parse(TensorFlowEnv(in).at("TF_CONFIG"));
   EXPECT_TRUE(eval_tf["cluster"].contains("evaluator"));
   EXPECT_FALSE(eval_tf["cluster"].contains("tensorboard"));
-  // CLUSTER_SPEC is the raw spec, everything included (TonY §4.1).
+  // CLUSTER_SPEC is the raw spec, everything included (docs/tony-compat.md §4.1).
   EXPECT_TRUE(nlohmann::json::parse(TensorFlowEnv(in).at("CLUSTER_SPEC")).contains("tensorboard"));
 }
 

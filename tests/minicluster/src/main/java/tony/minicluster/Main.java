@@ -1,5 +1,5 @@
 // Test harness only: starts a MiniDFSCluster and a MiniYARNCluster in one JVM, writes the site
-// files clients need, prints one ready line and runs until its stdin closes (HADOOP-IPC.md §7).
+// files clients need, prints one ready line and runs until its stdin closes (docs/hadoop-ipc.md §7).
 //
 // Usage: java ... tony.minicluster.Main <confdir> [num_nodemanagers] [--ha] [key=value ...]
 // --ha: two ResourceManagers (Ha.java) and an HDFS HA nameservice whose first NameNode is dead.
@@ -148,7 +148,7 @@ public final class Main {
     stop(yarn, dfs);
   }
 
-  // A small, fast, deterministic cluster (HADOOP-IPC.md §7.4).
+  // A small, fast, deterministic cluster (docs/hadoop-ipc.md §7.4).
   private static void configure(Configuration conf) {
     conf.setInt("yarn.scheduler.minimum-allocation-mb", 64);
     conf.setInt("yarn.scheduler.maximum-allocation-mb", 4096);

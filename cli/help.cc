@@ -1,0 +1,89 @@
+#include "cli/help.h"
+
+#include <map>
+
+namespace tony::cli {
+
+const std::vector<FlagSpec>& SubmitFlags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"executes", true, false, "entry point: a script (run by --python_binary_path) or a command"},
+      {"task_params", true, false, "arguments appended to the command"},
+      {"python_binary_path", true, false, "python interpreter; relative paths are inside the venv"},
+      {"python_venv", true, false, "zipped virtualenv, unpacked to venv/ in every task"},
+      {"src_dir", true, false, "directory (or zip) unpacked into every task's working dir"},
+      {"conf_file", true, false, "job configuration (default: ./tony.xml when it exists)"},
+      {"conf", true, true, "override a key: --conf tony.worker.instances=4"},
+      {"shell_env", true, true, "K=V for the user process (tony.execution.envs); K alone: K=\"\""},
+      {"container_env", true, true, "K=V for the container (tony.containers.envs)"},
+      {"engine", true, false, "local or yarn (default: yarn when HADOOP_CONF_DIR is set)"},
+      {"hdfs_classpath", true, false, "(yarn engine) remote paths added to every container"},
+      {"sidecar_tensorboard_log_dir", true, false, "(not yet supported)"},
+      {"debug", false, false, "keep staged files"},
+      {"help", false, false, "this help"},
+  };
+  return kFlags;
+}
+
+const std::vector<FlagSpec>& LogsFlags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"task", true, false, "role:index (default: the coordinator's log)"},
+      {"attempt", true, false, "attempt number (default: the latest)"},
+      {"stream", true, false, "stdout, stderr, executor or all (default all; needs --task)"},
+      {"tail", true, false, "only the last N lines of each file"},
+      {"follow", false, false, "keep printing what is written until the task (or job) ends", 'f'},
+      {"help", false, false, "this help"},
+  };
+  return kFlags;
+}
+
+const std::vector<FlagSpec>& HelpOnlyFlags() {
+  static const std::vector<FlagSpec> kFlags = {{"help", false, false, "this help"}};
+  return kFlags;
+}
+
+std::string Usage() {
+  return "usage: tony <command> [flags]   (tony help <command>, tony <command> --help)\n"
+         "  submit    run a job:  tony submit --executes train.py --src_dir src --conf_file "
+         "tony.xml\n"
+         "  status    tony status [<job id>]      tasks and result of a job (all jobs without an "
+         "id)\n"
+         "  kill      tony kill <job id>          stop a job and everything it started\n"
+         "  logs      tony logs <job id> [--task worker:1] [--stream stdout|stderr|executor|all]\n"
+         "            [--tail N] [--follow]\n"
+         "  am        (internal) the job's coordinator\n"
+         "  executor  (internal) a task's executor\n"
+         "  bundle    (internal) build the archive tony submit ships to YARN and print its path\n"
+         "  version   print the version\n"
+         "  help      tony help <command>: the flags of one command\n";
+}
+
+std::string CommandHelp(const std::string& command) {
+  static const std::map<std::string, std::string> kHelp = {
+      {"status",
+       "usage: tony status [<job id>]\n"
+       "With a job id (or a unique prefix of one, or a YARN application id): the job's task\n"
+       "table and result; exits 1 if the job failed. Without: one line per job under\n"
+       "$TONY_HOME/jobs (name, user, start, duration, state, message), oldest first.\n"},
+      {"kill",
+       "usage: tony kill <job id>\n"
+       "Stops the job and everything it started (a YARN application id kills the application).\n"},
+      {"logs",
+       "usage: tony logs <job id> [flags]\n"
+       "A task's stdout, stderr and executor.log (--task role:index), or the coordinator's log.\n"},
+      {"am", "usage: tony am --job-dir <dir> [--engine yarn]\n(internal) the job's coordinator.\n"},
+      {"executor",
+       "usage: tony executor\n(internal) a task's executor; it reads its identity from the "
+       "environment the engine gives it.\n"},
+      {"bundle",
+       "usage: tony bundle\n(internal) builds the archive `tony submit` ships to YARN (tony and "
+       "its shared libraries) into $TONY_HOME/cache and prints its path.\n"},
+      {"version", "usage: tony version\nPrints the version.\n"},
+      {"help", "usage: tony help [<command>]\n"},
+  };
+  if (command == "submit") return "usage: tony submit [flags]\n" + FlagsHelp(SubmitFlags());
+  if (command == "logs") return kHelp.at("logs") + FlagsHelp(LogsFlags());
+  auto it = kHelp.find(command);
+  return it == kHelp.end() ? "" : it->second;
+}
+
+}  // namespace tony::cli

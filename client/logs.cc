@@ -1,0 +1,191 @@
+#include "client/logs.h"
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "client/job_control.h"
+#include "client/render.h"
+#include "common/files.h"
+#include "common/strings.h"
+#include "hadoop/hdfs/webhdfs.h"
+#include "history/job_dir.h"
+
+namespace tony::client {
+namespace {
+
+int Error(const std::string& message) {
+  std::cerr << "tony: error: " << message << "\n";
+  return 2;
+}
+
+// One file to show: a name for the header and how to read it from a byte offset on.
+struct LogFile {
+  std::string label;
+  std::function<Result<std::string>(size_t offset)> read;
+};
+
+Result<std::string> ReadLocalFrom(const std::string& path, size_t offset) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::string();  // not written yet: nothing to show so far
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+Result<std::vector<std::string>> StreamFiles(const std::string& stream) {
+  if (stream == "stdout") return std::vector<std::string>{"stdout"};
+  if (stream == "stderr") return std::vector<std::string>{"stderr"};
+  if (stream == "executor") return std::vector<std::string>{"executor.log"};
+  if (stream == "all") return std::vector<std::string>{"stdout", "stderr", "executor.log"};
+  return InvalidArgument("--stream " + stream + ": expected stdout, stderr, executor or all");
+}
+
+std::string LastLines(const std::string& text, int64_t n) {
+  if (n < 0) return text;
+  size_t end = text.size();
+  if (end > 0 && text[end - 1] == '\n') --end;  // the final newline ends the last line
+  size_t pos = end;
+  for (int64_t lines = 0; lines < n; ++lines) {
+    size_t nl = pos == 0 ? std::string::npos : text.rfind('\n', pos - 1);
+    if (nl == std::string::npos) return text;
+    pos = nl;
+  }
+  return text.substr(pos + 1);
+}
+
+bool IsTerminalState(const std::string& state) {
+  return state == "SUCCEEDED" || state == "FAILED" || state == "FINISHED";
+}
+
+// Whether what we follow may still write: the job runs, and the task's attempt has not ended.
+bool StillWriting(const history::JobPaths& paths, const std::string& role, int64_t index,
+                  int attempt) {
+  auto status = CurrentJobStatus(paths);
+  if (!status.ok() || IsFinished(*status)) return false;
+  if (role.empty()) return true;
+  for (const auto& t : status->tasks()) {
+    if (t.role() == role && t.index() == index && t.attempt() == attempt) {
+      return !IsTerminalState(t.state());
+    }
+  }
+  return true;  // not started yet
+}
+
+// Prints the files (the last `tail_lines` of each first), then, with follow, what they gain
+// until `still_writing` says the writer is done. Returns 1 when a file could not be read.
+int PrintLogs(const std::vector<LogFile>& files, const LogsOptions& o,
+              const std::function<bool()>& still_writing) {
+  int rc = 0;
+  std::vector<size_t> shown(files.size(), 0);
+  const bool headers = files.size() > 1;
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto content = files[i].read(0);
+    if (!content.ok()) {
+      std::cerr << "tony: warning: " << content.status().message() << "\n";
+      rc = 1;
+      continue;
+    }
+    shown[i] = content->size();
+    if (headers) std::cout << "==> " << files[i].label << " <==\n";
+    std::cout << LastLines(*content, o.tail_lines);
+    if (headers) std::cout << "\n";
+  }
+  std::cout << std::flush;
+  size_t last = files.size();  // the file the last output came from, for tail -f style headers
+  bool more = o.follow;
+  while (more) {
+    more = still_writing();  // decide before reading, so the last bytes are read after the end
+    for (size_t i = 0; i < files.size(); ++i) {
+      auto content = files[i].read(shown[i]);
+      if (!content.ok() || content->empty()) continue;
+      if (headers && last != i) std::cout << "\n==> " << files[i].label << " <==\n";
+      last = i;
+      shown[i] += content->size();
+      std::cout << *content << std::flush;
+    }
+    if (more) std::this_thread::sleep_for(std::chrono::milliseconds(o.poll_ms));
+  }
+  return rc;
+}
+
+// The attempt to show: the requested one, which must exist, or the latest.
+Result<int> PickLocalAttempt(const std::string& task_dir, const std::string& task, int requested) {
+  int latest = -1;
+  while (IsDirectory(task_dir + "/attempt-" + std::to_string(latest + 1))) ++latest;
+  if (requested < 0) return latest < 0 ? 0 : latest;
+  if (requested > latest) {
+    return NotFound("task " + task + " has no attempt " + std::to_string(requested) +
+                    (latest < 0 ? " (it has not started)"
+                                : " (attempts: 0 to " + std::to_string(latest) + ")"));
+  }
+  return requested;
+}
+
+}  // namespace
+
+int ShowLogs(const std::string& id_or_path, const LogsOptions& o) {
+  auto dir = history::ResolveJobDir(id_or_path);
+  if (!dir.ok()) return Error(dir.status().message());
+  history::JobPaths paths(*dir);
+  if (o.task.empty()) {
+    std::string path = paths.AmLog();
+    if (!PathExists(path)) return Error("job " + id_or_path + " has no coordinator log " + path);
+    std::vector<LogFile> files = {
+        {"am.log", [path](size_t offset) { return ReadLocalFrom(path, offset); }}};
+    return PrintLogs(files, o, [&] { return StillWriting(paths, "", 0, 0); });
+  }
+  size_t colon = o.task.find(':');
+  auto index = colon == std::string::npos ? std::nullopt : ParseInt64(o.task.substr(colon + 1));
+  if (!index) return Error("--task " + o.task + ": expected role:index, e.g. worker:1");
+  std::string role = o.task.substr(0, colon);
+  auto names = StreamFiles(o.stream);
+  if (!names.ok()) return Error(names.status().message());
+  std::string task_dir = paths.root + "/tasks/" + role + "-" + std::to_string(*index);
+  std::vector<LogFile> files;
+  int attempt = o.attempt;
+  if (IsDirectory(task_dir)) {
+    auto picked = PickLocalAttempt(task_dir, o.task, o.attempt);
+    if (!picked.ok()) return Error("job " + id_or_path + ": " + picked.status().message());
+    attempt = *picked;
+    for (const auto& name : *names) {
+      std::string path = task_dir + "/attempt-" + std::to_string(attempt) + "/" + name;
+      files.push_back({o.task + " attempt " + std::to_string(attempt) + " " + name,
+                       [path](size_t offset) { return ReadLocalFrom(path, offset); }});
+    }
+  } else {
+    // Logs that stayed where the engine ran the task (YARN: the NodeManager's container log
+    // dir), read over HTTP from the log URL in the job's status.
+    auto status = CurrentJobStatus(paths);
+    if (!status.ok()) return Error("job " + id_or_path + " has no task " + o.task);
+    const rpc::TaskStatus* found = nullptr;
+    for (const auto& t : status->tasks()) {
+      if (t.role() == role && t.index() == *index && (o.attempt < 0 || t.attempt() == o.attempt))
+        found = &t;
+    }
+    if (found == nullptr) {
+      return Error("job " + status->job_id() + " has no task " + o.task +
+                   (o.attempt < 0 ? "" : " attempt " + std::to_string(o.attempt)));
+    }
+    if (found->log_url().empty()) {
+      return Error("task " + o.task + " of job " + status->job_id() + " has no logs yet");
+    }
+    attempt = found->attempt();
+    for (const auto& name : *names) {
+      std::string url = found->log_url() + "/" + name;
+      files.push_back({o.task + " attempt " + std::to_string(attempt) + " " + name,
+                       [url](size_t offset) -> Result<std::string> {
+                         TONY_ASSIGN_OR_RETURN(std::string all, hadoop::hdfs::HttpGet(url));
+                         return offset < all.size() ? all.substr(offset) : std::string();
+                       }});
+    }
+  }
+  return PrintLogs(files, o, [&] { return StillWriting(paths, role, *index, attempt); });
+}
+
+}  // namespace tony::client
