@@ -93,7 +93,8 @@ JobRow ReadJobRow(const std::string& id) {
   }
   auto status = history::ReadJobStatus(paths);
   if (!status.ok()) return row;
-  row.state = IsFinished(*status) ? status->final_status() : status->phase();
+  row.state = IsFinished(*status) ? rpc::FinalStatus_Name(status->final_status())
+                                  : rpc::JobPhase_Name(status->phase());
   row.message = status->message().substr(0, status->message().find('\n'));
   if (status->start_wall_ms() > 0) {
     row.start_ms = status->start_wall_ms();
@@ -140,8 +141,8 @@ int ShowStatus(const std::string& id_or_path) {
   if (!status.ok())
     return Error("no status for job " + id_or_path + ": " + status.status().message());
   std::cout << "job " << status->job_id() << " (" << status->framework() << ", " << status->engine()
-            << " engine): " << status->phase();
-  if (IsFinished(*status)) std::cout << " " << status->final_status();
+            << " engine): " << rpc::JobPhase_Name(status->phase());
+  if (IsFinished(*status)) std::cout << " " << rpc::FinalStatus_Name(status->final_status());
   std::cout << "\n" << RenderTaskTable(*status);
   if (IsFinished(*status)) std::cout << RenderSummary(*status);
   return IsFinished(*status) && !Succeeded(*status) ? 1 : 0;
@@ -153,7 +154,8 @@ int KillJob(const std::string& id_or_path) {
   history::JobPaths paths(*dir);
   auto before = history::ReadJobStatus(paths);
   if (before.ok() && IsFinished(*before)) {
-    std::cout << "job " << before->job_id() << " already ended: " << before->final_status() << "\n";
+    std::cout << "job " << before->job_id()
+              << " already ended: " << rpc::FinalStatus_Name(before->final_status()) << "\n";
     return 0;
   }
   auto am = history::ReadAmInfo(paths);
@@ -182,13 +184,14 @@ int KillJob(const std::string& id_or_path) {
   auto after = history::ReadJobStatus(paths);
   if (!after.ok() || !IsFinished(*after)) {
     rpc::JobStatus killed = after.ok() ? *after : rpc::JobStatus();
-    killed.set_phase("FINISHED");
-    killed.set_final_status("KILLED");
+    killed.set_phase(rpc::FINISHED);
+    killed.set_final_status(rpc::KILLED);
     killed.set_message("killed by user (tony kill; the coordinator was not running)");
     (void)history::WriteJobStatus(paths, killed);
     after = killed;
   }
-  std::cout << "job " << BaseName(paths.root) << " " << after->final_status() << "\n";
+  std::cout << "job " << BaseName(paths.root) << " " << rpc::FinalStatus_Name(after->final_status())
+            << "\n";
   return 0;
 }
 

@@ -235,8 +235,8 @@ class LocalFollower final : public JobFollower {
     if (written.ok() && IsFinished(*written)) return *written;
     KillSession(am_pid_);
     rpc::JobStatus dead = written.ok() ? *written : last;
-    dead.set_phase("FINISHED");
-    dead.set_final_status(Interrupts() > 1 ? "KILLED" : "FAILED");
+    dead.set_phase(rpc::FINISHED);
+    dead.set_final_status(Interrupts() > 1 ? rpc::KILLED : rpc::FAILED);
     dead.set_message(Interrupts() > 1
                          ? "killed by user (forced)"
                          : "the coordinator died unexpectedly; its log " + paths_.AmLog() +

@@ -196,8 +196,8 @@ class YarnFollower final : public JobFollower {
 
   rpc::JobStatus Force(const rpc::JobStatus& /*last*/) override {
     (void)rm_.ForceKillApplication(app_, "killed by user (forced)");
-    last_.set_phase("FINISHED");
-    last_.set_final_status("KILLED");
+    last_.set_phase(rpc::FINISHED);
+    last_.set_final_status(rpc::KILLED);
     last_.set_message("killed by user (forced)");
     return last_;
   }
@@ -206,10 +206,13 @@ class YarnFollower final : public JobFollower {
   // The application ended without the coordinator telling us: the RM has the last word.
   rpc::JobStatus EndedWithoutCoordinator(const pb::ApplicationReportProto& report) {
     if (IsFinished(last_)) return last_;
-    last_.set_phase("FINISHED");
-    std::string final_status(yarn::FinalStatusName(report.final_application_status()));
-    if (report.yarn_application_state() == pb::KILLED) final_status = "KILLED";
-    if (final_status != "SUCCEEDED" && final_status != "KILLED") final_status = "FAILED";
+    last_.set_phase(rpc::FINISHED);
+    rpc::FinalStatus final_status = rpc::FAILED;
+    if (report.final_application_status() == pb::APP_SUCCEEDED) final_status = rpc::SUCCEEDED;
+    if (report.final_application_status() == pb::APP_KILLED ||
+        report.yarn_application_state() == pb::KILLED) {
+      final_status = rpc::KILLED;
+    }
     last_.set_final_status(final_status);
     last_.set_message("YARN application " + app_id_ + " " +
                       std::string(yarn::ApplicationStateName(report.yarn_application_state())) +
@@ -401,8 +404,8 @@ int KillYarnApplication(const std::string& application_id, const std::string& co
   std::string state = AwaitEnd(rm, *app, 60s);
   RemoveStaging(*cluster, application_id);
   if (auto written = history::ReadJobStatus(paths); written.ok() && !IsFinished(*written)) {
-    written->set_phase("FINISHED");
-    written->set_final_status("KILLED");
+    written->set_phase(rpc::FINISHED);
+    written->set_final_status(rpc::KILLED);
     written->set_message("killed by user (tony kill)");
     (void)history::WriteJobStatus(paths, *written);
   }

@@ -24,16 +24,16 @@ constexpr int64_t kContainerKillGraceMs = 5'000;
 
 core::TaskId FromRef(const rpc::TaskRef& ref) { return core::TaskId{ref.role(), ref.index()}; }
 
-const char* PhaseName(core::JobPhase p) {
+rpc::JobPhase ToRpc(core::JobPhase p) {
   switch (p) {
     case core::JobPhase::kRunning:
-      return "RUNNING";
+      return rpc::RUNNING;
     case core::JobPhase::kStopping:
-      return "STOPPING";
+      return rpc::STOPPING;
     case core::JobPhase::kFinished:
-      return "FINISHED";
+      return rpc::FINISHED;
   }
-  return "UNKNOWN";
+  return rpc::PHASE_UNKNOWN;
 }
 
 rpc::FinalStatus ToRpc(core::FinalStatus s) {
@@ -86,8 +86,8 @@ int Coordinator::Run() {
   if (!s.ok()) {
     TONY_LOG(kError) << s.ToString();
     rpc::JobStatus status = Snapshot();
-    status.set_phase("FINISHED");
-    status.set_final_status("FAILED");
+    status.set_phase(rpc::FINISHED);
+    status.set_final_status(rpc::FAILED);
     status.set_message("coordinator could not start: " + s.message());
     (void)history::WriteJobStatus(paths_, status);
     engine_->Shutdown(rpc::FAILED, status.message());
@@ -343,8 +343,8 @@ rpc::JobStatus Coordinator::Snapshot() const {
   rpc::JobStatus s;
   s.set_job_id(options_.job_id);
   s.set_version(machine_.version());
-  s.set_phase(PhaseName(machine_.phase()));
-  s.set_final_status(core::FinalStatusName(machine_.final_status()));
+  s.set_phase(ToRpc(machine_.phase()));
+  s.set_final_status(ToRpc(machine_.final_status()));
   s.set_message(machine_.final_message());
   s.set_framework(machine_.spec().framework);
   s.set_start_wall_ms(start_wall_ms_);
