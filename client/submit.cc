@@ -26,7 +26,7 @@
 #include "engine/local/local_engine.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
-#include "runtime/horovod_driver.h"
+#include "runtime/framework.h"
 #include "runtime/runtime.h"
 
 namespace tony::client {
@@ -251,23 +251,6 @@ class LocalFollower final : public JobFollower {
   int failures_ = 0;
 };
 
-// Horovod jobs get TonY's driver role unless they bring their own: one untracked task that serves
-// the gloo rendezvous with the script tony ships (runtime/horovod_driver.h).
-void AddHorovodDriver(Configuration& conf, const std::string& python) {
-  if (ToLower(Trim(conf.GetOr("tony.application.framework", ""))) != "horovod") return;
-  if (ParseInt64(conf.GetOr("tony.driver.instances", "0")).value_or(0) > 0) return;
-  const std::string source = "horovod runtime";
-  conf.Set("tony.driver.instances", "1", source);
-  conf.Set("tony.driver.vcores", "1", source);
-  conf.Set("tony.driver.memory", "512m", source);
-  conf.Set("tony.driver.command",
-           (python.empty() ? "python3" : python) + " " + std::string(runtime::kHorovodDriverFile),
-           source);
-  std::string untracked = conf.GetOr("tony.application.untracked.jobtypes", "ps");
-  conf.Set("tony.application.untracked.jobtypes",
-           untracked.empty() ? "driver" : untracked + ",driver", source);
-}
-
 }  // namespace
 
 std::string JobFile(const SubmitOptions& o) {
@@ -297,7 +280,7 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   if (!o.executes.empty()) {
     conf.Set("tony.containers.command", ComposeCommand(o, python), "--executes");
   }
-  AddHorovodDriver(conf, python);
+  runtime::AddFrameworkRoles(conf, python);
   if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
   if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
   return conf;

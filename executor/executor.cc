@@ -22,7 +22,7 @@
 #include "common/strings.h"
 #include "config/job_spec.h"
 #include "rpc/client.h"
-#include "runtime/horovod_driver.h"
+#include "runtime/framework.h"
 #include "runtime/runtime.h"
 
 namespace tony {
@@ -341,25 +341,6 @@ Result<std::vector<LocalProcess>> StartUserProcesses(const JobSpec& spec, const 
   return procs;
 }
 
-// Horovod's gloo rendezvous client gives up after a few tries, so a worker starts only once the
-// driver task serves the rendezvous (TonY makes workers wait for the driver's callback likewise).
-Status WaitForRendezvous(const JobSpec& spec, const TaskIdentity& id,
-                         const runtime::Cluster& cluster) {
-  if (spec.framework != "horovod" || id.role == "driver") return Status::Ok();
-  auto driver = cluster.find("driver");
-  if (driver == cluster.end() || driver->second.empty()) return Status::Ok();
-  const std::string& address = driver->second.front();
-  size_t colon = address.rfind(':');
-  int port = static_cast<int>(ParseInt64(address.substr(colon + 1)).value_or(0));
-  if (colon == std::string::npos || port <= 0) return Internal("bad driver address " + address);
-  TONY_LOG(kInfo) << "waiting for the horovod rendezvous at " << address;
-  if (!WaitForTcpListener(address.substr(0, colon), port, 120'000)) {
-    return DeadlineExceeded("the horovod driver at " + address +
-                            " did not serve the rendezvous within 120 s");
-  }
-  return Status::Ok();
-}
-
 int Fail(const std::string& message) {
   TONY_LOG(kError) << message;
   return 1;
@@ -402,10 +383,7 @@ int RunExecutor() {
   TONY_LOG(kInfo) << "task " << id.Name() << " attempt " << id.attempt << " of job " << id.job_id;
 
   s = Localize();
-  if (s.ok() && spec.framework == "horovod" && id.role == "driver") {
-    s = WriteFileAtomic(std::string(runtime::kHorovodDriverFile),
-                        std::string(runtime::kHorovodDriverScript));
-  }
+  if (s.ok()) s = runtime::PrepareTask(spec, id.role);
   if (!s.ok()) {
     report(1, "localizing: " + s.message());
     return Fail(s.message());
@@ -425,7 +403,7 @@ int RunExecutor() {
   TONY_LOG(kInfo) << "starting " << std::max(1, role->nproc_per_task)
                   << " process(es): " << role->command;
   port->Release();  // as late as possible: the user process binds it next (TonY #366)
-  s = WaitForRendezvous(spec, id, *cluster);
+  s = runtime::WaitUntilReady(spec, id.role, *cluster);
   if (!s.ok()) {
     report(1, s.message());
     return Fail(s.message());
