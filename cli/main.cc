@@ -13,6 +13,7 @@
 #include "client/yarn_submit.h"
 #include "common/files.h"
 #include "common/log.h"
+#include "common/process.h"
 #include "common/strings.h"
 #include "coordinator/am_main.h"
 #include "executor/executor.h"
@@ -35,7 +36,7 @@ int RunSubmit(const std::vector<std::string>& args) {
     std::cerr << "tony: error: unexpected argument " << flags->positional[0] << "\n";
     return client::kExitBadInput;
   }
-  for (const char* unsupported : {"sidecar_tensorboard_log_dir", "hdfs_classpath"}) {
+  for (const char* unsupported : {"sidecar_tensorboard_log_dir"}) {
     if (flags->Has(unsupported)) {
       std::cerr << "tony: error: --" << unsupported << " is not supported by this build yet\n";
       return client::kExitBadInput;
@@ -51,6 +52,9 @@ int RunSubmit(const std::vector<std::string>& args) {
   o.confs = flags->All("conf");
   o.shell_envs = flags->All("shell_env");
   o.container_envs = flags->All("container_env");
+  for (auto& path : SplitTrimmed(flags->Get("hdfs_classpath"), ',')) {
+    if (!path.empty()) o.hdfs_classpath.push_back(path);
+  }
   o.engine = flags->Get("engine");
   auto self = SelfExecutable();
   if (!self.ok()) {
@@ -65,7 +69,7 @@ int RunCoordinator(const std::vector<std::string>& args) {
   SetLogComponent("am");
   auto flags = ParseFlags(args, {{"job-dir", true, false, "the job directory"},
                                  {"engine", true, false, "local (default) or yarn"}});
-  EngineFactory factory = flags.ok() ? EngineFactoryFor(flags->Get("engine")) : nullptr;
+  AmEngineFactory factory = flags.ok() ? EngineFactoryFor(flags->Get("engine")) : nullptr;
   if (!flags.ok() || !flags->Has("job-dir") || factory == nullptr) {
     TONY_LOG(kError) << "usage: tony am --job-dir <dir> [--engine local|yarn]";
     return 2;
@@ -159,6 +163,9 @@ int RunBundle() {
 }  // namespace
 
 int Main(int argc, char** argv) {
+  // Every tony process may hold a job secret (README, "The job secret"): none may
+  // be read through /proc by the job's own code, which runs as the same user.
+  (void)MakeNonDumpable();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << Usage();

@@ -29,7 +29,7 @@ rpc::JobStatus FollowJob(JobFollower& job) {
       rpc::GetJobStatusRequest req;
       req.set_after_version(version);
       req.set_wait_ms(kill_sent ? 200 : 1000);
-      auto status = coordinator->GetJobStatus(req, 6000);
+      auto status = coordinator->GetJobStatus(req, job.StatusTimeoutMs(req.wait_ms()));
       if (status.ok()) {
         last = *status;
         version = last.version();

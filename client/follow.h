@@ -22,6 +22,8 @@ class JobFollower {
   virtual std::string Name() const = 0;
   // The coordinator to ask, or nullptr while none is known (YARN: before the AM runs).
   virtual rpc::CoordinatorClient* Coordinator() = 0;
+  // The deadline of one status long-poll that may wait `wait_ms` at the coordinator.
+  virtual int StatusTimeoutMs(int /*wait_ms*/) const { return 6000; }
   // Every status the coordinator answered, before it is shown.
   virtual void OnStatus(const rpc::JobStatus& /*status*/) {}
   // The kill request could not go through the coordinator (none, or it did not answer).

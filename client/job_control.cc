@@ -9,16 +9,17 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "client/render.h"
+#include "client/yarn_submit.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/configuration.h"
 #include "history/job_dir.h"
-#include "rpc/client.h"
 
 namespace tony::client {
 namespace {
@@ -34,19 +35,83 @@ bool IsCoordinatorOf(int pid, const std::string& job_dir) {
   return cmdline.find(" am ") != std::string::npos && cmdline.find(job_dir) != std::string::npos;
 }
 
+// True while the coordinator recorded in am.json runs. The pid and start id recorded together
+// tell a reused pid apart; am.json without a start id (older versions) falls back to the
+// command line.
+bool CoordinatorRuns(const history::AmInfo& am, const std::string& job_dir) {
+  if (am.start_id.empty()) return IsCoordinatorOf(am.pid, job_dir);
+  return ProcessStartId(am.pid) == am.start_id;
+}
+
+bool TaskEnded(const std::string& state) {
+  return state == "SUCCEEDED" || state == "FAILED" || state == "FINISHED" || state == "KILLED" ||
+         state == "LOST" || state == "UNKNOWN";
+}
+
+// A finished job whose coordinator ended without recording its tasks' ends: no row may stay
+// RUNNING, since the coordinator's end ends every executor.
+void EndUnendedTasks(rpc::JobStatus& status, const std::string& state, const std::string& why) {
+  for (auto& t : *status.mutable_tasks()) {
+    if (TaskEnded(t.state())) continue;
+    t.set_diagnostics(why + " while the task was " + t.state());
+    t.set_state(state);
+  }
+}
+
+// The coordinator is gone without writing the job's end (kill -9, a crash): the job failed.
+// Recorded in status.json and events.jsonl, so every later look agrees.
+rpc::JobStatus RecordCoordinatorLost(const history::JobPaths& paths, const history::AmInfo& am,
+                                     rpc::JobStatus status) {
+  std::string why = "coordinator (pid " + std::to_string(am.pid) +
+                    ") died without recording the job's end (killed or crashed); see " +
+                    paths.AmLog();
+  status.set_phase(rpc::FINISHED);
+  status.set_final_status(rpc::FAILED);
+  status.set_message(why);
+  status.set_end_wall_ms(SystemClock().WallMs());
+  EndUnendedTasks(status, "LOST", "lost: the coordinator died");
+  (void)history::WriteJobStatus(paths, status);
+  nlohmann::json event = {{"event", "coordinator_lost"}, {"message", why}};
+  (void)history::AppendEvent(paths, event.dump());
+  return status;
+}
+
+bool IsYarnJob(const history::JobPaths& paths) {
+  return StartsWith(BaseName(paths.root), "application_");
+}
+
+// A YARN job the job dir does not show ended: the RM's report decides; its end is recorded.
+Result<rpc::JobStatus> CurrentYarnStatus(const history::JobPaths& paths) {
+  auto written = history::ReadJobStatus(paths);
+  if (written.ok() && IsFinished(*written)) return written;
+  TONY_ASSIGN_OR_RETURN(rpc::JobStatus status,
+                        YarnJobStatus(paths, written.ok() ? *written : rpc::JobStatus()));
+  if (IsFinished(status)) {
+    // The RM knows the application's end, not each task's.
+    EndUnendedTasks(status, "UNKNOWN", "the application ended with no client recording it");
+    (void)history::WriteJobStatus(paths, status);
+  }
+  return status;
+}
+
+// What the job dir says, with a dead coordinator's unfinished job recorded as failed.
+Result<rpc::JobStatus> RecordedStatus(const history::JobPaths& paths) {
+  TONY_ASSIGN_OR_RETURN(rpc::JobStatus status, history::ReadJobStatus(paths));
+  if (IsFinished(status) || IsYarnJob(paths)) return status;
+  auto am = history::ReadAmInfo(paths);
+  if (!am.ok() || CoordinatorRuns(*am, paths.root)) return status;
+  return RecordCoordinatorLost(paths, *am, std::move(status));
+}
+
 }  // namespace
 
+// The live status. On YARN the RM's report decides; on the local engine, what the coordinator
+// last wrote (it rewrites status.json at every change; no process but the job's own holds the
+// job secret, README "The job secret"), with a dead coordinator's unfinished job recorded as
+// failed.
 Result<rpc::JobStatus> CurrentJobStatus(const history::JobPaths& paths) {
-  auto am = history::ReadAmInfo(paths);
-  auto secret = ReadFile(paths.Secret());
-  if (am.ok() && secret.ok() && IsCoordinatorOf(am->pid, paths.root)) {
-    rpc::CoordinatorClient client(am->Address(), std::string(Trim(*secret)));
-    rpc::GetJobStatusRequest req;
-    req.set_after_version(-1);
-    auto live = client.GetJobStatus(req, 3000);
-    if (live.ok()) return live;
-  }
-  return history::ReadJobStatus(paths);
+  if (IsYarnJob(paths)) return CurrentYarnStatus(paths);
+  return RecordedStatus(paths);
 }
 
 namespace {
@@ -91,7 +156,7 @@ JobRow ReadJobRow(const std::string& id) {
   if (conf.AddFile(paths.FinalConf()).ok()) {
     row.name = conf.GetOr("tony.application.name", "-");
   }
-  auto status = history::ReadJobStatus(paths);
+  auto status = RecordedStatus(paths);
   if (!status.ok()) return row;
   row.state = IsFinished(*status) ? rpc::FinalStatus_Name(status->final_status())
                                   : rpc::JobPhase_Name(status->phase());
@@ -125,7 +190,7 @@ int ListJobs() {
   for (const auto& r : rows) {
     std::cout << Pad(r.id, id_width) << Pad(r.name.substr(0, 30), name_width)
               << Pad(r.user, user_width) << Pad(r.started, 21) << Pad(r.duration, 10)
-              << Pad(r.state, 11) << r.message << "\n";
+              << Pad(r.state, 11) << Printable(r.message) << "\n";
   }
   return 0;
 }
@@ -159,27 +224,19 @@ int KillJob(const std::string& id_or_path) {
     return 0;
   }
   auto am = history::ReadAmInfo(paths);
-  auto secret = ReadFile(paths.Secret());
-  if (!am.ok() || !secret.ok()) return Error("job " + id_or_path + " has no coordinator info");
+  if (!am.ok()) return Error("job " + id_or_path + " has no coordinator info");
   if (IsCoordinatorOf(am->pid, paths.root)) {
-    rpc::CoordinatorClient client(am->Address(), std::string(Trim(*secret)));
-    rpc::KillJobRequest req;
-    req.set_reason("killed by user (tony kill)");
-    Status s = client.KillJob(req, 5000);
-    if (!s.ok()) std::cerr << "tony: warning: " << s.message() << "; killing it by force\n";
-    // The coordinator stops every task, then exits once a client has read the final status:
-    // read it (bounded), then wait for the exit.
-    for (int i = 0; i < 300 && s.ok(); ++i) {
-      rpc::GetJobStatusRequest status_req;
-      status_req.set_after_version(-1);
-      auto status = client.GetJobStatus(status_req, 2000);
-      if (!status.ok() || IsFinished(*status)) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    for (int i = 0; i < 200 && IsCoordinatorOf(am->pid, paths.root); ++i) {
+    // SIGTERM asks the coordinator to stop every task and write the final status (no RPC: the
+    // job secret lives only in the job's own processes). Its stop grace is a few seconds; after
+    // 30 s whatever is left of it is killed.
+    ::kill(am->pid, SIGTERM);
+    for (int i = 0; i < 600 && IsCoordinatorOf(am->pid, paths.root); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    if (IsCoordinatorOf(am->pid, paths.root)) KillSession(am->pid);
+    if (IsCoordinatorOf(am->pid, paths.root)) {
+      std::cerr << "tony: warning: the coordinator did not stop within 30 s; killing it\n";
+      KillSession(am->pid);
+    }
   }
   auto after = history::ReadJobStatus(paths);
   if (!after.ok() || !IsFinished(*after)) {

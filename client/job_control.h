@@ -13,9 +13,9 @@ namespace tony::client {
 // With an id: the job's task table and result. Without: one line per job under $TONY_HOME/jobs
 // (job, name, user, started, duration, state, message), by start time.
 int ShowStatus(const std::string& id_or_path);
-// Stops the job (its coordinator stops every task); forcibly if the coordinator does not answer.
+// Stops the job: SIGTERM to its coordinator, which stops every task; forcibly after 30 s.
 int KillJob(const std::string& id_or_path);
-// The live status from the job's coordinator if it runs, else what it last wrote (status.json).
+// What the job's coordinator last wrote (status.json; rewritten at every change).
 Result<rpc::JobStatus> CurrentJobStatus(const history::JobPaths& paths);
 
 }  // namespace tony::client

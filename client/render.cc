@@ -51,6 +51,32 @@ std::string Layout(const std::vector<Column>& all) {
 
 }  // namespace
 
+std::string Printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)) {
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x20) {
+      out += '^';
+      out.push_back(static_cast<char>(c + 0x40));
+    } else if (c == 0x7f) {
+      out += "^?";
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      char hex[16];
+      std::snprintf(hex, sizeof(hex), "<U+%04X>", static_cast<unsigned char>(text[i + 1]));
+      out += hex;
+      ++i;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
 std::string RenderTaskTable(const rpc::JobStatus& status) {
   std::vector<const rpc::TaskStatus*> tasks;
   for (const auto& t : status.tasks()) tasks.push_back(&t);
@@ -69,7 +95,7 @@ std::string RenderTaskTable(const rpc::JobStatus& status) {
         t->state(),   t->node(),
         address,      t->has_exit_code() ? std::to_string(t->exit_code()) : "",
         t->log_url(), t->log_url().empty() ? t->log_dir() : ""};
-    for (size_t i = 0; i < row.size(); ++i) columns[i].cells.push_back(std::move(row[i]));
+    for (size_t i = 0; i < row.size(); ++i) columns[i].cells.push_back(Printable(row[i]));
   }
   return Layout(columns);
 }
@@ -85,7 +111,7 @@ std::string RenderSummary(const rpc::JobStatus& status) {
                   static_cast<double>(status.end_wall_ms() - status.start_wall_ms()) / 1000.0);
     out += took;
   }
-  if (!status.message().empty()) out += ": " + status.message();
+  if (!status.message().empty()) out += ": " + Printable(status.message());
   out += "\n";
   return out;
 }
@@ -114,7 +140,7 @@ void StatusPrinter::Show(const rpc::JobStatus& status) {
     for (const auto& [task, row] : rows) {
       auto it = last_rows_.find(task);
       if (it == last_rows_.end() || it->second != row)
-        std::cout << "  " << task << " " << row << "\n";
+        std::cout << "  " << Printable(task) << " " << Printable(row) << "\n";
     }
   }
   std::cout << std::flush;

@@ -3,10 +3,17 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "rpc/tony.pb.h"
 
 namespace tony::client {
+
+// Text from tasks (stderr tails in failure messages, names from the job file) made harmless for
+// a terminal: control characters other than newline and tab become caret notation (ESC is
+// "^[", BEL "^G", CR "^M", DEL "^?"), and C1 controls (U+0080-U+009F, which some terminals obey
+// as CSI/OSC) become "<U+009B>". Everything else, UTF-8 included, is kept.
+std::string Printable(std::string_view text);
 
 // ROLE INDEX STATE HOST:PORT EXIT LOG, tasks in role then index order.
 std::string RenderTaskTable(const rpc::JobStatus& status);

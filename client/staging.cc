@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 
 #include "common/files.h"
 #include "common/process.h"
@@ -38,6 +39,27 @@ Status RunQuiet(const std::vector<std::string>& argv, const std::string& cwd) {
     return Internal(Join(argv, " ") + " failed (" + DescribeWaitStatus(st) + ")");
   }
   return Status::Ok();
+}
+
+Status CheckZipArchive(const std::string& flag, const std::string& path) {
+  // unzip prints a directory's reason as "cannot find zipfile directory"; say it plainly.
+  if (IsDirectory(path)) return InvalidArgument(flag + " " + path + ": a directory, not a zip");
+  std::string cmd = "unzip -tqq " + ShellQuote(path) + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return ErrnoStatus("cannot run unzip", errno);
+  // unzip's first lines say why (not a zip, a bad CRC in entry x); the rest repeat it.
+  constexpr size_t kReasonLines = 3;
+  std::vector<std::string> reason;
+  char line[1024];
+  while (std::fgets(line, sizeof(line), p) != nullptr) {
+    std::string text(Trim(line));
+    if (!text.empty() && reason.size() < kReasonLines) reason.push_back(std::move(text));
+  }
+  int st = ::pclose(p);
+  if (st == -1) return ErrnoStatus("cannot run unzip", errno);
+  if (ExitCodeFromWaitStatus(st) == 0) return Status::Ok();
+  std::string why = reason.empty() ? DescribeWaitStatus(st) : Join(reason, "; ");
+  return InvalidArgument(flag + " " + path + ": not a valid zip archive (unzip -t: " + why + ")");
 }
 
 Status StageJobFiles(const SubmitOptions& o, const history::JobPaths& paths) {

@@ -14,6 +14,11 @@ namespace tony::client {
 // Runs a command with its stdout discarded; an error names the command and how it ended.
 Status RunQuiet(const std::vector<std::string>& argv, const std::string& cwd);
 
+// Checks that `path`, given as `flag` (--src_dir, --python_venv), is a zip archive whose every
+// entry `unzip -t` can read, so a bad archive fails the submit (exit 2, nothing started) instead
+// of every task. The error carries unzip's own reason.
+Status CheckZipArchive(const std::string& flag, const std::string& path);
+
 // Stages --src_dir as staging/tony_src.zip (a directory is zipped, an archive copied) and
 // --python_venv as staging/venv.zip, as TonY uploads them; engines localize them into every
 // container, where the executor unpacks them.

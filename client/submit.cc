@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 
 #include "client/follow.h"
 #include "client/render.h"
+#include "client/resources.h"
 #include "client/staging.h"
 #include "client/yarn_submit.h"
 #include "common/clock.h"
@@ -154,6 +156,10 @@ Status CheckInputs(const SubmitOptions& o) {
   if (!o.conf_file.empty() && !PathExists(o.conf_file)) {
     return InvalidArgument("--conf_file " + o.conf_file + ": no such file");
   }
+  if (!o.src_dir.empty() && !IsDirectory(o.src_dir)) {
+    TONY_RETURN_IF_ERROR(CheckZipArchive("--src_dir", o.src_dir));
+  }
+  if (!o.python_venv.empty()) TONY_RETURN_IF_ERROR(CheckZipArchive("--python_venv", o.python_venv));
   TONY_RETURN_IF_ERROR(CheckVenv(o));
   TONY_RETURN_IF_ERROR(CheckEntryPoint(o));
   return CheckRunnable(o);
@@ -179,10 +185,15 @@ std::string ChooseEngine(const SubmitOptions& o) {
   return "local";
 }
 
-Result<pid_t> StartCoordinator(const SubmitOptions& o, const history::JobPaths& paths) {
+Result<pid_t> StartCoordinator(const SubmitOptions& o, const history::JobPaths& paths,
+                               const std::string& secret) {
   SpawnOptions so;
   so.argv = {o.tony_binary, "am", "--job-dir", paths.root};
   so.env = CurrentEnvironment();
+  // The secret goes on a pipe, never into the job dir: the job's tasks run as this user and can
+  // read every file it can (README, "the job secret").
+  so.stdin_data = secret + "\n";
+  so.env[kSecretFdEnv] = "0";
   so.stdout_path = paths.AmLog();
   so.stderr_path = paths.AmLog();
   // Its own session: Ctrl-C in this terminal reaches only the client, which then stops the job
@@ -207,21 +218,35 @@ Result<history::AmInfo> WaitForCoordinator(const history::JobPaths& paths, pid_t
   return DeadlineExceeded("the coordinator did not start within 30 s; see " + paths.AmLog());
 }
 
-// The local engine's hooks for FollowJob: the coordinator is a child process of this client.
+// The local engine's hooks for FollowJob: the coordinator is a child process of this client. One
+// that is alive but has answered nothing for `unresponsive_ms` (the executors' own loss bound,
+// README "a lost coordinator") is killed and the job failed as unresponsive.
 class LocalFollower final : public JobFollower {
  public:
   LocalFollower(const history::JobPaths& paths, const history::AmInfo& am, pid_t am_pid,
-                const std::string& secret)
-      : paths_(paths), am_pid_(am_pid), client_(am.Address(), secret) {}
+                const std::string& secret, int64_t unresponsive_ms)
+      : paths_(paths),
+        am_pid_(am_pid),
+        client_(am.Address(), secret),
+        unresponsive_ms_(unresponsive_ms),
+        last_answer_(SystemClock().MonotonicMs()) {}
 
   std::string Name() const override { return "job " + paths_.root; }
   rpc::CoordinatorClient* Coordinator() override { return &client_; }
-  void OnStatus(const rpc::JobStatus& /*status*/) override { failures_ = 0; }
+  void OnStatus(const rpc::JobStatus& /*status*/) override {
+    last_answer_ = SystemClock().MonotonicMs();
+  }
+  // Never past the unresponsive bound.
+  int StatusTimeoutMs(int wait_ms) const override {
+    int64_t left = last_answer_ + unresponsive_ms_ - SystemClock().MonotonicMs();
+    return static_cast<int>(std::clamp<int64_t>(left, 1000 + wait_ms, 6000));
+  }
 
   std::optional<rpc::JobStatus> OnNoAnswer(const rpc::JobStatus& last) override {
     int st = 0;
     bool am_gone = ::waitpid(am_pid_, &st, WNOHANG) == am_pid_ || !ProcessAlive(am_pid_);
-    if (am_gone || ++failures_ > 10) return Dead(last);
+    unresponsive_ = !am_gone && SystemClock().MonotonicMs() - last_answer_ >= unresponsive_ms_;
+    if (am_gone || unresponsive_) return Dead(last);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     return std::nullopt;
   }
@@ -237,10 +262,14 @@ class LocalFollower final : public JobFollower {
     rpc::JobStatus dead = written.ok() ? *written : last;
     dead.set_phase(rpc::FINISHED);
     dead.set_final_status(Interrupts() > 1 ? rpc::KILLED : rpc::FAILED);
-    dead.set_message(Interrupts() > 1
-                         ? "killed by user (forced)"
-                         : "the coordinator died unexpectedly; its log " + paths_.AmLog() +
-                               " ends with:\n" + Join(TailLines(paths_.AmLog(), 10), "\n"));
+    std::string what = unresponsive_ ? "the coordinator was unresponsive for " +
+                                           std::to_string(unresponsive_ms_ / 1000) +
+                                           " s (tony.task.heartbeat-interval-ms x "
+                                           "tony.task.max-missed-heartbeats) and was killed"
+                                     : "the coordinator died unexpectedly";
+    dead.set_message(Interrupts() > 1 ? "killed by user (forced)"
+                                      : what + "; its log " + paths_.AmLog() + " ends with:\n" +
+                                            Join(TailLines(paths_.AmLog(), 10), "\n"));
     (void)history::WriteJobStatus(paths_, dead);
     return dead;
   }
@@ -248,7 +277,9 @@ class LocalFollower final : public JobFollower {
   const history::JobPaths& paths_;
   pid_t am_pid_;
   rpc::CoordinatorClient client_;
-  int failures_ = 0;
+  int64_t unresponsive_ms_;
+  int64_t last_answer_;
+  bool unresponsive_ = false;
 };
 
 }  // namespace
@@ -280,9 +311,16 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   if (!o.executes.empty()) {
     conf.Set("tony.containers.command", ComposeCommand(o, python), "--executes");
   }
-  runtime::AddFrameworkRoles(conf, python);
+  // TonY's helper scripts run with tony.python-exec-path, which a job file may set instead.
+  runtime::AddFrameworkRoles(conf,
+                             python.empty() ? conf.GetOr("tony.python-exec-path", "") : python);
   if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
   if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
+  // TonY appends them to tony.containers.resources, a path without a scheme on the default FS.
+  for (const auto& path : o.hdfs_classpath) {
+    conf.Set("tony.containers.resources",
+             path.find("://") == std::string::npos ? "hdfs://" + path : path, "--hdfs_classpath");
+  }
   return conf;
 }
 
@@ -304,12 +342,15 @@ int Submit(const SubmitOptions& o) {
   if (!conf.ok()) return fail_input(conf.status());
   for (const auto& w : conf->warnings()) std::cerr << "tony: warning: " << w << "\n";
   for (const auto& w : UnknownKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
+  for (const auto& w : UnsupportedKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
   auto spec = BuildJobSpec(*conf);
   if (!spec.ok()) return fail_input(spec.status());
   for (const auto& w : RoleNameWarnings(*spec)) std::cerr << "tony: warning: " << w << "\n";
   s = runtime::ValidateForFramework(*spec);
   if (!s.ok()) return fail_input(s);
   std::string engine = ChooseEngine(o);
+  s = CheckResources(*conf, *spec, engine == "yarn");
+  if (!s.ok()) return fail_input(s);
   if (engine == "yarn") return SubmitToYarn(o, *conf, *spec);
   if (engine != "local") {
     return fail_input(InvalidArgument("--engine " + engine + ": expected local or yarn"));
@@ -319,16 +360,24 @@ int Submit(const SubmitOptions& o) {
                  "as a plain process here, not in its image (YARN's Docker runtime runs images; "
                  "use --engine yarn)\n";
   }
-  s = engine::CheckFitsLocally(*spec, engine::DetectCapacity(*spec));
+  if (!Trim(conf->GetOr("tony.am.resources", "")).empty()) {
+    std::cerr << "tony: warning: tony.am.resources is not staged on the local engine: its "
+                 "coordinator runs no user code (YARN localizes it into the AM's container)\n";
+  }
+  engine::MachineCapacity capacity = engine::DetectCapacity(*spec);
+  s = engine::CheckFitsLocally(*spec, capacity);
   if (!s.ok()) return fail_input(s);
+  if (auto w = engine::OversubscriptionWarning(*spec, capacity)) {
+    std::cerr << "tony: warning: " << *w << "\n";
+  }
 
   std::string job_id = history::NewJobId();
   history::JobPaths paths(history::JobsRoot() + "/" + job_id);
   std::string secret = RandomHex(32);
   s = MakeDirs(paths.root, 0700);
-  if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf->ToXml());
   if (s.ok()) s = StageJobFiles(o, paths);
+  if (s.ok()) s = StageLocalResources(*spec, paths);
   if (!s.ok()) {
     std::cerr << "tony: error: staging job " << job_id << ": " << s.message() << "\n";
     (void)RemoveAll(paths.root);
@@ -341,7 +390,7 @@ int Submit(const SubmitOptions& o) {
 
   InstallInterruptHandlers();
 
-  auto am_pid = StartCoordinator(o, paths);
+  auto am_pid = StartCoordinator(o, paths, secret);
   if (!am_pid.ok()) {
     std::cerr << "tony: error: " << am_pid.status().message() << "\n";
     return kExitJobFailed;
@@ -352,14 +401,13 @@ int Submit(const SubmitOptions& o) {
     std::cerr << "tony: error: " << am.status().message() << "\n";
     return kExitJobFailed;
   }
-  LocalFollower follower(paths, *am, *am_pid, secret);
+  LocalFollower follower(paths, *am, *am_pid, secret,
+                         spec->heartbeat_interval_ms * std::max(1, spec->max_missed_heartbeats));
   rpc::JobStatus final_status = FollowJob(follower);
-  // Reap the coordinator (it exits once it has told us the end), so no zombie is left.
-  for (int i = 0; i < 150 && ProcessAlive(*am_pid); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  // Reap the coordinator (it exits once it has told us the end), so no zombie is left. Waited
+  // for on its exit, not polled: every local job's wall time includes this wait.
   int st = 0;
-  if (::waitpid(*am_pid, &st, WNOHANG) == 0) {
+  if (!AwaitChildExit(*am_pid, 3'000) && ::waitpid(*am_pid, &st, WNOHANG) == 0) {
     KillSession(*am_pid);
     ::waitpid(*am_pid, &st, 0);
   }

@@ -20,6 +20,7 @@ struct SubmitOptions {
   std::vector<std::string> confs;           // --conf k=v, in order
   std::vector<std::string> shell_envs;      // --shell_env K=V
   std::vector<std::string> container_envs;  // --container_env K=V
+  std::vector<std::string> hdfs_classpath;  // --hdfs_classpath entries (comma-separated flag)
   std::string engine;                       // "", "local" or "yarn"
   std::string tony_binary;                  // this executable
 };

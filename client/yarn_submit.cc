@@ -13,7 +13,9 @@
 #include "client/bundle.h"
 #include "client/follow.h"
 #include "client/render.h"
+#include "client/resources.h"
 #include "client/staging.h"
+#include "client/yarn_security.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -49,6 +51,7 @@ Result<std::string> StageLocally(const SubmitOptions& o, const history::JobPaths
 struct Cluster {
   hadoop::ClusterConf conf;
   std::string user;
+  ClientSecurity security;  // Kerberos login on a secure cluster (client/yarn_security.h)
   // What WebHDFS and the ApplicationClient are given: every NameNode / ResourceManager of an HA
   // pair, in configured order (hadoop/yarn/cluster_conf.h).
   std::string NameNodes() const { return Join(conf.NameNodeHttpAddresses(), ","); }
@@ -61,7 +64,9 @@ Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterC
   return hadoop::ToServers(c.RmAddresses(), ids, "yarn.resourcemanager.address");
 }
 
-Result<Cluster> LoadCluster(const std::string& dir) {
+// `job_conf` names a keytab login (tony.kerberos.*); without it a secure cluster needs kinit.
+Result<Cluster> LoadCluster(const std::string& dir,
+                            const Configuration& job_conf = Configuration()) {
   if (dir.empty()) {
     return FailedPrecondition(
         "the yarn engine needs the cluster's Hadoop config: set HADOOP_CONF_DIR (or "
@@ -70,6 +75,8 @@ Result<Cluster> LoadCluster(const std::string& dir) {
   Cluster c;
   TONY_ASSIGN_OR_RETURN(c.conf, hadoop::LoadClusterConf(dir));
   c.user = hadoop::ipc::DefaultUserName();
+  TONY_ASSIGN_OR_RETURN(c.security, LoginForCluster(c.conf, job_conf, c.user));
+  c.user = c.security.user;
   std::string fs = c.conf.default_fs;
   if (!StartsWith(fs, "hdfs://")) {
     return FailedPrecondition("fs.defaultFS is " + fs + " in " + dir +
@@ -92,7 +99,97 @@ Result<engine::YarnResource> Upload(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
   TONY_RETURN_IF_ERROR(fs.CreateFromFile(remote, local, permission));
   TONY_ASSIGN_OR_RETURN(auto st, fs.GetFileStatus(remote));
   return engine::YarnResource{
-      name, {"hdfs", c.conf.fs_host, c.conf.fs_port, remote, st.length, st.modification_time}};
+      name,
+      {"hdfs", c.conf.fs_host, c.conf.fs_port, remote, st.length, st.modification_time},
+      false,
+      {}};
+}
+
+// The resources staged for the containers: what every executor (by role) and the AM localize.
+struct StagedResources {
+  std::vector<engine::YarnResource> tasks;
+  std::vector<engine::YarnResource> am;
+};
+
+// One resource entry as YARN localizes it: a local file uploaded (a directory zipped and
+// unpacked by the NM), a remote one localized from where it is with the size and time the
+// NameNode reports, which the NM checks. nullopt: an --hdfs_classpath path that does not exist,
+// skipped with a warning as TonY does.
+Result<std::optional<engine::YarnResource>> LocalizeResource(
+    hadoop::hdfs::WebHdfs& fs, const Cluster& c, const ResourceRef& ref, bool from_classpath,
+    const history::JobPaths& paths, const std::string& remote_dir, size_t n) {
+  if (!ref.remote) {
+    TONY_ASSIGN_OR_RETURN(std::string local, AbsolutePath(ref.source));
+    bool zip_dir = IsDirectory(local);
+    if (zip_dir) {
+      std::string zipped = paths.Staging() + "/resource-" + std::to_string(n) + ".zip";
+      TONY_RETURN_IF_ERROR(RunQuiet({"zip", "-q", "-r", "-y", zipped, "."}, local)
+                               .WithContext("archiving resource " + ref.text));
+      local = zipped;
+    }
+    // The NM picks how to unpack an ARCHIVE by the uploaded file's name.
+    std::string upload_name =
+        "resource-" + std::to_string(n) + "-" + ref.name + (zip_dir ? ".zip" : "");
+    TONY_ASSIGN_OR_RETURN(engine::YarnResource r,
+                          Upload(fs, c, local, remote_dir, upload_name, "600"));
+    r.name = ref.name;
+    r.archive = ref.archive || zip_dir;
+    return std::optional<engine::YarnResource>(r);
+  }
+  if (!ref.host.empty() && ref.host != c.conf.fs_host) {
+    return InvalidArgument("resource " + ref.text + ": only the default file system's (" +
+                           c.conf.fs_host + ") paths can be localized");
+  }
+  auto st = fs.GetFileStatus(ref.path);
+  if (!st.ok() && st.status().code() == StatusCode::kNotFound && from_classpath) {
+    std::cerr << "tony: warning: --hdfs_classpath " << ref.source << " does not exist; skipped\n";
+    return std::optional<engine::YarnResource>();
+  }
+  if (!st.ok()) return st.status().WithContext("resource " + ref.text);
+  // A directory is localized whole (YARN copies it recursively).
+  engine::YarnResource r{ref.name,
+                         {ref.scheme, c.conf.fs_host, ref.host.empty() ? c.conf.fs_port : ref.port,
+                          ref.path, st->length, st->modification_time},
+                         ref.archive,
+                         {}};
+  return std::optional<engine::YarnResource>(r);
+}
+
+// tony.containers.resources go to every container, the AM's included (as TonY);
+// tony.<role>.resources to that role's; tony.am.resources to the AM's.
+Result<StagedResources> StageResources(hadoop::hdfs::WebHdfs& fs, const Cluster& c,
+                                       const Configuration& conf, const JobSpec& spec,
+                                       const SubmitOptions& o, const history::JobPaths& paths,
+                                       const std::string& remote_dir) {
+  struct Scope {
+    std::string key;
+    std::vector<std::string> roles;
+    bool tasks = true;
+    bool am = false;
+  };
+  std::vector<Scope> scopes = {{"tony.containers.resources", {}, true, true},
+                               {"tony.am.resources", {}, false, true}};
+  for (const RoleSpec& r : spec.roles)
+    scopes.push_back({"tony." + r.name + ".resources", {r.name}});
+  std::set<std::string> classpath;
+  for (const auto& p : o.hdfs_classpath) {
+    classpath.insert(p.find("://") == std::string::npos ? "hdfs://" + p : p);
+  }
+  StagedResources out;
+  size_t n = 0;
+  for (const Scope& scope : scopes) {
+    for (const std::string& entry : SplitTrimmed(conf.GetOr(scope.key, ""), ',')) {
+      TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
+      TONY_ASSIGN_OR_RETURN(
+          std::optional<engine::YarnResource> r,
+          LocalizeResource(fs, c, ref, classpath.count(entry) > 0, paths, remote_dir, n++));
+      if (!r) continue;
+      r->roles = scope.roles;
+      if (scope.tasks) out.tasks.push_back(*r);
+      if (scope.am) out.am.push_back(*r);
+    }
+  }
+  return out;
 }
 
 // One container's ask against the largest container the RM grants (GetNewApplicationResponse's
@@ -129,12 +226,28 @@ Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
 }
 
 void RemoveStaging(const Cluster& c, const std::string& app_id) {
-  hadoop::hdfs::WebHdfs fs(c.NameNodes(), c.user);
-  auto deleted = fs.Delete(StagingDir(c, app_id));
+  auto deleted = MakeWebHdfs(c.conf, c.security)->Delete(StagingDir(c, app_id));
   if (!deleted.ok()) {
     std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
               << "\n";
   }
+}
+
+// The job's end as the RM reports it, for an application that ended without the coordinator
+// saying so (killed, crashed, or the client was not there to hear it).
+void ApplyFinalReport(const pb::ApplicationReportProto& report, const std::string& app_id,
+                      rpc::JobStatus* status) {
+  status->set_phase(rpc::FINISHED);
+  rpc::FinalStatus final_status = rpc::FAILED;
+  if (report.final_application_status() == pb::APP_SUCCEEDED) final_status = rpc::SUCCEEDED;
+  if (report.final_application_status() == pb::APP_KILLED ||
+      report.yarn_application_state() == pb::KILLED) {
+    final_status = rpc::KILLED;
+  }
+  status->set_final_status(final_status);
+  status->set_message("YARN application " + app_id + " " +
+                      std::string(yarn::ApplicationStateName(report.yarn_application_state())) +
+                      ": " + report.diagnostics());
 }
 
 // The YARN engine's hooks for FollowJob: the application's report until the AM listens, then
@@ -206,17 +319,7 @@ class YarnFollower final : public JobFollower {
   // The application ended without the coordinator telling us: the RM has the last word.
   rpc::JobStatus EndedWithoutCoordinator(const pb::ApplicationReportProto& report) {
     if (IsFinished(last_)) return last_;
-    last_.set_phase(rpc::FINISHED);
-    rpc::FinalStatus final_status = rpc::FAILED;
-    if (report.final_application_status() == pb::APP_SUCCEEDED) final_status = rpc::SUCCEEDED;
-    if (report.final_application_status() == pb::APP_KILLED ||
-        report.yarn_application_state() == pb::KILLED) {
-      final_status = rpc::KILLED;
-    }
-    last_.set_final_status(final_status);
-    last_.set_message("YARN application " + app_id_ + " " +
-                      std::string(yarn::ApplicationStateName(report.yarn_application_state())) +
-                      ": " + report.diagnostics());
+    ApplyFinalReport(report, app_id_, &last_);
     (void)history::WriteJobStatus(paths_, last_);
     return last_;
   }
@@ -233,6 +336,8 @@ class YarnFollower final : public JobFollower {
   std::set<std::string> announced_;  // containers whose log URL was printed
 };
 
+// `tony status`/`kill` run without the submit's environment: use the Hadoop conf dir the submit
+// recorded unless one is set.
 // Waits (bounded) until the RM reports the application ended, then gives its state.
 std::string AwaitEnd(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& app,
                      std::chrono::seconds limit) {
@@ -252,11 +357,12 @@ std::string AwaitEnd(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& 
 }  // namespace
 
 int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpec& spec) {
-  auto cluster = LoadCluster(hadoop::HadoopConfDir());
+  auto cluster = LoadCluster(hadoop::HadoopConfDir(), conf);
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);
   if (!rm_servers.ok()) return Fail(rm_servers.status());
-  yarn::ApplicationClient rm(*rm_servers, cluster->user, cluster->conf.rm_failover);
+  auto rm_client = MakeRmClient(cluster->conf, cluster->security, *rm_servers);
+  yarn::ApplicationClient& rm = *rm_client;
   auto new_app = rm.GetNewApplication();
   if (!new_app.ok()) {
     return Fail(new_app.status().WithContext("asking the ResourceManager at " +
@@ -273,7 +379,6 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   history::JobPaths paths(history::JobsRoot() + "/" + app_id);
   std::string secret = RandomHex(32);
   s = MakeDirs(paths.root, 0700);
-  if (s.ok()) s = WriteFileAtomic(paths.Secret(), secret + "\n", 0600);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
   std::string bundle;
   if (s.ok()) {
@@ -287,7 +392,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   }
 
   // Staging on HDFS (§6): everything the AM and the executors localize.
-  hadoop::hdfs::WebHdfs fs(cluster->NameNodes(), cluster->user);
+  auto fs_client = MakeWebHdfs(cluster->conf, cluster->security);
+  hadoop::hdfs::WebHdfs& fs = *fs_client;
   std::string remote = StagingDir(*cluster, app_id);
   std::vector<engine::YarnResource> task_files;
   std::vector<engine::YarnResource> am_files;
@@ -311,15 +417,30 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   upload(bundle, std::string(engine::kBundleResource) + ".tar.gz", "600", true,
          engine::kBundleResource);
   upload(paths.FinalConf(), "tony-final.xml", "600", true);
-  upload(paths.Secret(), "secret", "600", false);
   upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
   upload(paths.Staging() + "/venv.zip", "venv.zip", "600", true);
+  if (s.ok()) {
+    auto extra = StageResources(fs, *cluster, conf, spec, o, paths, remote);
+    s = extra.status();
+    if (extra.ok()) {
+      task_files.insert(task_files.end(), extra->tasks.begin(), extra->tasks.end());
+      am_files.insert(am_files.end(), extra->am.begin(), extra->am.end());
+    }
+  }
   std::string resources_file = paths.Staging() + "/" + engine::kResourcesFile;
   if (s.ok()) s = WriteFileAtomic(resources_file, engine::FormatYarnResources(task_files), 0600);
   upload(resources_file, engine::kResourcesFile, "600", false);
   if (!s.ok()) {
     RemoveStaging(*cluster, app_id);
-    return Fail(s.WithContext("staging to HDFS " + remote), kExitJobFailed);
+    // A resource that is not there is the user's input; nothing was submitted.
+    bool bad_input = s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound;
+    return Fail(s.WithContext("staging to HDFS " + remote),
+                bad_input ? kExitBadInput : kExitJobFailed);
+  }
+  auto tokens = FetchDelegationTokens(cluster->conf, cluster->security, rm, fs);
+  if (!tokens.ok()) {
+    RemoveStaging(*cluster, app_id);
+    return Fail(tokens.status().WithContext("getting delegation tokens"), kExitJobFailed);
   }
 
   // The AM: `tony am` in a container of its own (§4.3, §5).
@@ -342,6 +463,11 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
                        hadoop::FormatFailoverPolicy(cluster->conf.rm_failover));
   yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
+  // The job secret as a secret key of the AM's credentials, never in a file, the environment or
+  // the command line (engine/yarn/yarn_engine.cc does the same for every executor).
+  hadoop::security::Credentials am_credentials;
+  am_credentials.AddSecret(rpc::kJobSecretAlias, secret);
+  yarn::SetTokens(&sub.am_container, am_credentials);
   if (spec.docker_enabled) {
     yarn::AddDockerRuntime(&sub.am_container, spec.am_docker_image, spec.docker_mounts);
   }
@@ -349,6 +475,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
   yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());
   yarn::AddEnvironment(&sub.am_container, engine::kStagingUserEnv, cluster->user);
+  if (!tokens->tokens().empty()) yarn::SetTokens(&sub.am_container, *tokens);
   sub.am_container.add_command(std::string("exec ") + engine::kBundleBinary +
                                " am --job-dir . --engine yarn 1><LOG_DIR>/am.log 2>&1");
   s = rm.SubmitApplication(yarn::BuildSubmissionContext(sub));
@@ -390,6 +517,28 @@ std::string HadoopConfDirOf(const std::string& application_id) {
   return recorded.ok() ? std::string(Trim(*recorded)) : "";
 }
 
+Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobStatus last) {
+  std::string app_id = BaseName(paths.root);
+  TONY_ASSIGN_OR_RETURN(pb::ApplicationIdProto app, yarn::ParseApplicationId(app_id));
+  last.set_job_id(app_id);
+  if (last.engine().empty()) last.set_engine("yarn");
+  TONY_ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(HadoopConfDirOf(app_id)));
+  TONY_ASSIGN_OR_RETURN(auto rm_servers, RmServers(cluster.conf));
+  yarn::ApplicationClient rm(rm_servers, cluster.user, cluster.conf.rm_failover);
+  auto report = rm.GetApplicationReport(app);
+  if (!report.ok()) return report.status().WithContext("asking the ResourceManager for " + app_id);
+  if (yarn::IsTerminal(report->yarn_application_state())) {
+    ApplyFinalReport(*report, app_id, &last);
+    return last;
+  }
+  // The job secret lives only in the job's own processes and the submitting client's memory
+  // (README, "The job secret"), so another client sees the RM's view and the last recorded one.
+  last.set_phase(rpc::RUNNING);
+  last.set_message("YARN application " + app_id + " is " +
+                   std::string(yarn::ApplicationStateName(report->yarn_application_state())));
+  return last;
+}
+
 int KillYarnApplication(const std::string& application_id, const std::string& conf_dir) {
   auto app = yarn::ParseApplicationId(application_id);
   if (!app.ok()) return Fail(app.status());
@@ -398,7 +547,8 @@ int KillYarnApplication(const std::string& application_id, const std::string& co
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);
   if (!rm_servers.ok()) return Fail(rm_servers.status());
-  yarn::ApplicationClient rm(*rm_servers, cluster->user, cluster->conf.rm_failover);
+  auto rm_client = MakeRmClient(cluster->conf, cluster->security, *rm_servers);
+  yarn::ApplicationClient& rm = *rm_client;
   Status s = rm.ForceKillApplication(*app, "killed by user (tony kill)");
   if (!s.ok()) return Fail(s, kExitJobFailed);
   std::string state = AwaitEnd(rm, *app, 60s);

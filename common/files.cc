@@ -5,12 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "common/strings.h"
 
 namespace tony {
 
@@ -22,6 +25,34 @@ Result<std::string> ReadFile(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("cannot read " + path, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgument(path + " is a directory, not a file");
+  }
+  std::string out;
+  char buf[64 * 1024];
+  while (out.size() <= max_bytes) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return ErrnoStatus("cannot read " + path, err);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (out.size() > max_bytes) {
+    return InvalidArgument(path + " is larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  return out;
 }
 
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode) {
@@ -104,6 +135,18 @@ std::vector<std::string> TailLines(const std::string& path, size_t n) {
     if (lines.size() > n) lines.pop_front();
   }
   return {lines.begin(), lines.end()};
+}
+
+std::vector<std::string> TailOfFile(const std::string& path, size_t max_lines, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  std::streamoff size = in.tellg();
+  std::streamoff window =
+      std::min<std::streamoff>(size, static_cast<std::streamoff>(4 * max_bytes));
+  std::string data(static_cast<size_t>(window), '\0');
+  in.seekg(size - window);
+  if (!in.read(data.data(), window)) return {};
+  return TailText(data, max_lines, max_bytes);
 }
 
 Result<std::string> MakeTempDir(const std::string& parent, const std::string& prefix) {

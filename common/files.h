@@ -9,6 +9,10 @@
 namespace tony {
 
 Result<std::string> ReadFile(const std::string& path);
+// Reads a regular file of at most `max_bytes`. A directory fails with "is a directory", a larger
+// file (or an endless one such as /dev/zero) with "larger than N bytes", never reading more
+// than max_bytes + 1.
+Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes);
 // Writes to "<path>.tmp.<pid>" then renames, so readers never see half a file.
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode = 0644);
 Status MakeDirs(const std::string& path, int mode = 0755);
@@ -20,6 +24,9 @@ std::string JoinPath(const std::string& a, const std::string& b);
 std::string BaseName(const std::string& path);
 // The last `n` lines of a text file (fewer if it is shorter); empty when unreadable.
 std::vector<std::string> TailLines(const std::string& path, size_t n);
+// TailText (common/strings.h) of the file's end; reads at most 4 * max_bytes from its end, so a
+// multi-gigabyte log costs no more than a small one. Empty when the file cannot be read.
+std::vector<std::string> TailOfFile(const std::string& path, size_t max_lines, size_t max_bytes);
 // Creates a fresh directory "<parent>/<prefix>XXXXXX".
 Result<std::string> MakeTempDir(const std::string& parent, const std::string& prefix);
 // The path of the running executable (/proc/self/exe resolved).

@@ -2,8 +2,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,14 +94,35 @@ Result<pid_t> Spawn(const SpawnOptions& options) {
   envp.push_back(nullptr);
   bool same_output = !options.stdout_path.empty() && options.stdout_path == options.stderr_path;
 
+  int stdin_pipe[2] = {-1, -1};
+  if (!options.stdin_data.empty()) {
+    if (options.stdin_data.size() > 65536) return InvalidArgument("stdin_data over 64 KiB");
+    if (::pipe2(stdin_pipe, O_CLOEXEC) != 0) return ErrnoStatus("pipe2", errno);
+    // Written before the fork: it fits the pipe's buffer, so this never blocks.
+    ssize_t n = ::write(stdin_pipe[1], options.stdin_data.data(), options.stdin_data.size());
+    int err = errno;
+    ::close(stdin_pipe[1]);
+    if (n != static_cast<ssize_t>(options.stdin_data.size())) {
+      ::close(stdin_pipe[0]);
+      return ErrnoStatus("writing the child's stdin", err);
+    }
+  }
+  auto close_stdin_pipe = [&] {
+    if (stdin_pipe[0] >= 0) ::close(stdin_pipe[0]);
+  };
   int pipefd[2];
-  if (::pipe2(pipefd, O_CLOEXEC) != 0) return ErrnoStatus("pipe2", errno);
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+    int err = errno;
+    close_stdin_pipe();
+    return ErrnoStatus("pipe2", err);
+  }
   pid_t parent_pid = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     int err = errno;
     ::close(pipefd[0]);
     ::close(pipefd[1]);
+    close_stdin_pipe();
     return ErrnoStatus("fork", err);
   }
   if (pid == 0) {
@@ -119,7 +142,9 @@ Result<pid_t> Spawn(const SpawnOptions& options) {
     sigemptyset(&all);
     ::sigprocmask(SIG_SETMASK, &all, nullptr);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
-    if (!options.stdin_path.empty()) {
+    if (stdin_pipe[0] >= 0) {
+      if (::dup2(stdin_pipe[0], 0) < 0) ChildFail(wfd, "dup stdin");
+    } else if (!options.stdin_path.empty()) {
       int fd = ::open(options.stdin_path.c_str(), O_RDONLY);
       if (fd < 0 || ::dup2(fd, 0) < 0) ChildFail(wfd, "open stdin");
       ::close(fd);
@@ -140,6 +165,7 @@ Result<pid_t> Spawn(const SpawnOptions& options) {
     ChildFail(wfd, "exec");
   }
   ::close(pipefd[1]);
+  close_stdin_pipe();
   int child_errno = 0;
   char what[64] = {0};
   ssize_t n;
@@ -194,6 +220,20 @@ bool ProcessAlive(pid_t pid) {
   return st.state != 'Z';
 }
 
+std::optional<int> AwaitChildExit(pid_t pid, int timeout_ms) {
+  // The raw syscall: Debian 12's glibc declares pidfd_open without C linkage for C++.
+  int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd >= 0) {
+    pollfd p{fd, POLLIN, 0};
+    while (::poll(&p, 1, timeout_ms) < 0 && errno == EINTR) {
+    }
+    ::close(fd);
+  }
+  int st = 0;
+  if (::waitpid(pid, &st, WNOHANG) == pid) return st;
+  return std::nullopt;
+}
+
 void SignalGroup(pid_t pgid, int sig) {
   if (pgid > 1) ::kill(-pgid, sig);
 }
@@ -212,6 +252,56 @@ void KillSession(pid_t sid) {
   }
 }
 
+Status BecomeChildSubreaper() {
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+    return ErrnoStatus("prctl(PR_SET_CHILD_SUBREAPER)", errno);
+  }
+  return Status::Ok();
+}
+
+void KillDescendants() {
+  const pid_t self = ::getpid();
+  for (int round = 0; round < 1000; ++round) {
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    auto children = ScanProcesses([self](const ProcStat& st) { return st.ppid == self; });
+    if (children.empty()) return;
+    for (pid_t child : children) ::kill(child, SIGKILL);
+    for (pid_t child : children) {
+      while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+}
+
+Status MakeNonDumpable() {
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+    return ErrnoStatus("prctl(PR_SET_DUMPABLE)", errno);
+  return Status::Ok();
+}
+
+Result<std::string> ReadSecretFromFd(int fd) {
+  std::string data;
+  char buf[512];
+  while (data.size() <= 4096) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus("reading the job secret from fd " + std::to_string(fd), errno);
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null_fd >= 0) {
+    ::dup2(null_fd, fd);
+    ::close(null_fd);
+  }
+  std::string secret(Trim(data));
+  if (secret.empty() || data.size() > 4096) {
+    return InvalidArgument("fd " + std::to_string(fd) + " did not hold a job secret");
+  }
+  return secret;
+}
+
 std::string ProcessCommandLine(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
   std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -219,6 +309,29 @@ std::string ProcessCommandLine(pid_t pid) {
     if (c == '\0') c = ' ';
   }
   return std::string(Trim(s));
+}
+
+std::string ProcessStartId(pid_t pid) {
+  if (pid <= 0) return "";
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  size_t close = line.rfind(')');
+  if (close == std::string::npos) return "";
+  std::istringstream rest(line.substr(close + 1));
+  std::string field;
+  // Fields after the command: state is field 3, starttime field 22.
+  constexpr int kStartTimeField = 22 - 3;
+  std::string state;
+  rest >> state;
+  if (!rest || state == "Z") return "";
+  for (int i = 1; i <= kStartTimeField && rest >> field; ++i) {
+  }
+  if (!rest) return "";
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string boot_id;
+  std::getline(boot, boot_id);
+  return std::string(Trim(boot_id)) + ":" + field;
 }
 
 }  // namespace tony

@@ -191,4 +191,31 @@ std::string RandomHex(size_t n_bytes) {
   return out;
 }
 
+std::vector<std::string> TailText(std::string_view text, size_t max_lines, size_t max_bytes) {
+  std::vector<std::string_view> lines;  // newest first
+  size_t end = text.size();
+  while (end > 0 && lines.size() < max_lines) {
+    size_t start = text.find_last_of("\r\n", end - 1);
+    start = start == std::string_view::npos ? 0 : start + 1;
+    if (start < end) lines.push_back(text.substr(start, end - start));
+    end = start == 0 ? 0 : start - 1;
+  }
+  std::vector<std::string> out;
+  size_t budget = max_bytes;
+  for (std::string_view line : lines) {
+    if (budget == 0) break;
+    if (line.size() > budget) {
+      constexpr std::string_view kCut = "...";
+      size_t keep = budget > kCut.size() ? budget - kCut.size() : 0;
+      out.push_back(std::string(kCut) + std::string(line.substr(line.size() - keep)));
+      budget = 0;
+    } else {
+      out.emplace_back(line);
+      budget -= line.size();
+    }
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace tony

@@ -24,6 +24,10 @@ std::optional<bool> ParseBool(std::string_view s);
 // `s` with each byte that does not belong to a well-formed UTF-8 sequence replaced by U+FFFD:
 // for text from outside (a process's stderr) bound for proto3 strings or JSON, which must be
 // UTF-8 (a proto3 message with other bytes fails to parse at the receiver).
+// The end of a program's output for a message: its last `max_lines` lines, where "\n", "\r\n"
+// and a lone "\r" (a progress bar redrawing itself) each end a line, empty lines dropped, at
+// most `max_bytes` in all. A line over the budget keeps its end, after "...".
+std::vector<std::string> TailText(std::string_view text, size_t max_lines, size_t max_bytes);
 std::string ToValidUtf8(std::string_view s);
 
 // Edit distance, used to suggest the closest known config key.

@@ -20,6 +20,9 @@ constexpr int kMaxSubstitutions = 20;
 // exponentially over the rounds ("${a}${a}" in a: 2^20 copies); past this size references stay
 // literal (or past the value's own size, if larger).
 constexpr size_t kMaxExpandedBytes = 64 * 1024;
+// A job file is a few kB; past this it is a mistake (a dataset, /dev/zero), refused before it
+// is read into memory.
+constexpr size_t kMaxConfigFileBytes = 16 * 1024 * 1024;
 
 // The value of a ${name} reference, or nullopt when nothing defines it. Hadoop checks system
 // properties first; of those only user.name means anything outside a JVM.
@@ -84,7 +87,7 @@ Configuration Configuration::WithDefaults() {
 }
 
 Status Configuration::AddFile(const std::string& path) {
-  Result<std::string> xml = ReadFile(path);
+  Result<std::string> xml = ReadFileBounded(path, kMaxConfigFileBytes);
   if (!xml.ok()) return xml.status().WithContext("reading configuration " + path);
   return AddXml(*xml, path);
 }

@@ -6,6 +6,7 @@
 
 #include "common/strings.h"
 #include "config/keys.h"
+#include "config/resources.h"
 #include "config/validator.h"
 
 namespace tony {
@@ -14,10 +15,7 @@ using config_internal::Validator;
 
 Result<int64_t> ParseMemoryMb(const std::string& s) {
   std::string v = ToLower(Trim(s));
-  auto bad = [&] {
-    return InvalidArgument("\"" + s + "\" is not a memory size; expected a memory size such as " +
-                           "2g, 512m or 4096 (MB)");
-  };
+  auto bad = [&] { return InvalidArgument("\"" + s + "\" is not " + kMemorySizeForms); };
   if (v.empty()) return bad();
   int64_t scale_kb = 1024;  // kilobytes per unit; a bare number is MB
   switch (v.back()) {
@@ -36,7 +34,8 @@ Result<int64_t> ParseMemoryMb(const std::string& s) {
     default:
       break;
   }
-  if (v.back() < '0' || v.back() > '9') v.pop_back();
+  // Only a known unit is dropped: "4x" is an error, not 4 MB.
+  if (std::string_view("kmgt").find(v.back()) != std::string_view::npos) v.pop_back();
   // Digits only: TonY parses with Integer.parseInt, so signs and fractions are not sizes.
   if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) return bad();
   std::optional<int64_t> n = ParseInt64(v);
@@ -148,6 +147,17 @@ void CheckTotal(Validator& v, const std::vector<RoleSpec>& roles, const std::str
   }
 }
 
+// Every entry of a resources key parses (config/resources.h); errors name the key and entry.
+void CheckResources(Validator& v, const std::string& key) {
+  for (const std::string& entry : v.List(key)) {
+    Result<ResourceRef> ref = ParseResourceRef(entry);
+    if (!ref.ok()) {
+      v.AddError(v.Describe(key) + ": entry \"" + entry + "\": " + ref.status().message() +
+                 "; expected SOURCE[::NAME][#archive] or SOURCE#NAME");
+    }
+  }
+}
+
 void CheckTotals(Validator& v, const std::vector<RoleSpec>& roles) {
   CheckTotal(v, roles, "instances", [](const RoleSpec&) -> int64_t { return 1; });
   CheckTotal(v, roles, "gpus", [](const RoleSpec& r) -> int64_t { return r.gpus; });
@@ -208,6 +218,11 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
     v.AddError("no tasks: set tony.<role>.instances (e.g. tony.worker.instances=2)");
   }
   CheckTotals(v, spec.roles);
+  CheckResources(v, "tony.containers.resources");
+  CheckResources(v, "tony.am.resources");
+  for (const RoleSpec& r : spec.roles) CheckResources(v, "tony." + r.name + ".resources");
+  spec.am_resources = v.List("tony.am.resources");
+  for (std::string& res : v.List("tony.containers.resources")) spec.am_resources.push_back(res);
   if (spec.docker_enabled) {
     // A container without an image would run outside Docker, unlike what the job asked for.
     std::vector<std::string> missing;
@@ -230,6 +245,10 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
   spec.chief_index = 0;
   TONY_RETURN_IF_ERROR(v.ToStatus());
   return spec;
+}
+
+std::vector<std::string> UnsupportedKeyWarnings(const Configuration& conf) {
+  return config_internal::UnsupportedKeyWarnings(conf);
 }
 
 std::vector<std::string> UnknownKeyWarnings(const Configuration& conf) {

@@ -66,6 +66,10 @@ struct JobSpec {
   std::string am_docker_image;
   std::string docker_mounts;
 
+  // What the coordinator's container localizes (TonY's AM gets both): tony.am.resources, then
+  // tony.containers.resources; entries as config/resources.h parses them.
+  std::vector<std::string> am_resources;
+
   // Local engine capacity overrides (tony.local.memory, tony.local.vcores); 0: detect.
   int64_t local_memory_mb = 0;
   int local_vcores = 0;
@@ -91,6 +95,11 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf);
 // One warning per unknown tony.* key: "unknown key tony.worker.memroy (from tony.xml); did you
 // mean tony.worker.memory?"
 std::vector<std::string> UnknownKeyWarnings(const Configuration& conf);
+
+// One warning per key set (to other than its default) that tony accepts from TonY's job files
+// but does not apply (KeySpec::unsupported, docs/keys.md): "tony.am.retry-count = \"2\" (from
+// tony.xml) is not supported by tony and has no effect: session retries are not implemented".
+std::vector<std::string> UnsupportedKeyWarnings(const Configuration& conf);
 
 // Parses a memory string as TonY does: "<n>g" -> n*1024 MB, "<n>m" -> n MB, a bare number -> MB;
 // case-insensitive. Also accepts "<n>t" and "<n>k" (rounded up to MB).

@@ -33,6 +33,12 @@ KeySpec Bool(std::string_view name, std::string_view def, std::string_view doc) 
 KeySpec Mem(std::string_view name, std::string_view def, std::string_view doc) {
   return {name, KeyType::kMemory, def, "MB", doc, {}};
 }
+// A key tony accepts (TonY's job files carry it) but does not apply; `why` says so in the
+// warning a non-default value gets.
+KeySpec Unsupported(KeySpec k, std::string_view why) {
+  k.unsupported = why;
+  return k;
+}
 
 // docs/tony-compat.md §2.1 and the tony-only application keys.
 void AddApplicationKeys(std::vector<KeySpec>& k) {
@@ -49,13 +55,21 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
                "",
                "GANG: tasks start once all registered; FCFS: each starts on registration.",
                {"GANG", "FCFS"}});
-  k.push_back(Bool("tony.application.enable-preprocess", "false",
-                   "Run the command in the coordinator before the tasks."));
+  k.push_back(Unsupported(
+      Bool("tony.application.enable-preprocess", "false",
+           "Run the command in the coordinator before the tasks."),
+      "TonY's AM-side preprocessing (tony.application.enable-preprocess) is not implemented"));
   k.push_back(Ms("tony.application.timeout", "0", "Maximum job runtime; 0: unlimited."));
-  k.push_back(Int("tony.application.num-client-rm-connect-retries", "3", "",
-                  "Client connect retries to the resource manager."));
-  k.push_back(List("tony.application.prepare-stage", "", "Roles of the prepare stage."));
-  k.push_back(List("tony.application.training-stage", "", "Roles of the training stage."));
+  k.push_back(
+      Unsupported(Int("tony.application.num-client-rm-connect-retries", "3", "",
+                      "Client connect retries to the resource manager."),
+                  "the client's RM retries follow yarn-site.xml (yarn.resourcemanager.connect.*)"));
+  k.push_back(
+      Unsupported(List("tony.application.prepare-stage", "", "Roles of the prepare stage."),
+                  "stages (prepare/training) are not implemented: every role starts at once"));
+  k.push_back(
+      Unsupported(List("tony.application.training-stage", "", "Roles of the training stage."),
+                  "stages (prepare/training) are not implemented: every role starts at once"));
   k.push_back(List("tony.application.untracked.jobtypes", "ps",
                    "Roles not waited for; their failure fails the job."));
   k.push_back(List("tony.application.sidecar.jobtypes", "tensorboard",
@@ -65,52 +79,92 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
   // Differs from TonY (false): a failed tracked task fails the job unless the user opts out.
   k.push_back(Bool("tony.application.fail-on-worker-failure-enabled", "true",
                    "Any tracked task failure fails the job."));
-  k.push_back(Bool("tony.application.security.enabled", "true", "Kerberos/token handling."));
-  k.push_back(Str("tony.application.hdfs-conf-path", "", "Explicit hdfs-site.xml."));
-  k.push_back(Str("tony.application.yarn-conf-path", "", "Explicit yarn-site.xml."));
-  k.push_back(Str("tony.application.mapred-conf-path", "", "Explicit mapred-site.xml."));
-  k.push_back(Str("tony.application.hadoop.location", "", "Hadoop framework tarball."));
-  k.push_back(Str("tony.application.hadoop.classpath", "", "Classpath for coordinator/tasks."));
-  k.push_back(Str("tony.application.tensorboard-log-dir", "", "Enables the sidecar TensorBoard."));
-  k.push_back(Str("tony.application.placement-spec", "", "App-level placement constraint."));
-  k.push_back(List("tony.application.group.<group>", "", "Roles forming group <group>."));
-  k.push_back(Long("tony.application.dependency.<role>.timeout.after.<group>", "", "s",
-                   "Seconds <role> may keep running after all of <group> finished."));
-  k.push_back(Bool("tony.application.dependency.<role>.timeout.after.<group>.ignored", "false",
-                   "On that timeout make <role> untracked instead of failing."));
-  k.push_back(List("tony.other.namenodes", "", "Extra namenodes to fetch tokens for."));
+  k.push_back(
+      Unsupported(Bool("tony.application.security.enabled", "true", "Kerberos/token handling."),
+                  "Kerberos follows hadoop.security.authentication in core-site.xml"));
+  k.push_back(Unsupported(Str("tony.application.hdfs-conf-path", "", "Explicit hdfs-site.xml."),
+                          "the Hadoop files come from $HADOOP_CONF_DIR (or $YARN_CONF_DIR)"));
+  k.push_back(Unsupported(Str("tony.application.yarn-conf-path", "", "Explicit yarn-site.xml."),
+                          "the Hadoop files come from $HADOOP_CONF_DIR (or $YARN_CONF_DIR)"));
+  k.push_back(Unsupported(Str("tony.application.mapred-conf-path", "", "Explicit mapred-site.xml."),
+                          "the Hadoop files come from $HADOOP_CONF_DIR (or $YARN_CONF_DIR)"));
+  k.push_back(Unsupported(Str("tony.application.hadoop.location", "", "Hadoop framework tarball."),
+                          "tony runs no JVM in its containers and ships no Hadoop framework"));
+  k.push_back(
+      Unsupported(Str("tony.application.hadoop.classpath", "", "Classpath for coordinator/tasks."),
+                  "tony runs no JVM in its containers and sets no Hadoop classpath"));
+  k.push_back(Unsupported(
+      Str("tony.application.tensorboard-log-dir", "", "Enables the sidecar TensorBoard."),
+      "the sidecar TensorBoard is not implemented"));
+  k.push_back(
+      Unsupported(Str("tony.application.placement-spec", "", "App-level placement constraint."),
+                  "YARN placement constraints are not implemented"));
+  k.push_back(
+      Unsupported(List("tony.application.group.<group>", "", "Roles forming group <group>."),
+                  "group dependency timeouts are not implemented"));
+  k.push_back(Unsupported(Long("tony.application.dependency.<role>.timeout.after.<group>", "", "s",
+                               "Seconds <role> may keep running after all of <group> finished."),
+                          "group dependency timeouts are not implemented"));
+  k.push_back(
+      Unsupported(Bool("tony.application.dependency.<role>.timeout.after.<group>.ignored", "false",
+                       "On that timeout make <role> untracked instead of failing."),
+                  "group dependency timeouts are not implemented"));
+  k.push_back(Unsupported(List("tony.other.namenodes", "", "Extra namenodes to fetch tokens for."),
+                          "delegation tokens are fetched for the default FS only"));
 }
 
 // §2.2 and §2.3.
 void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
-  k.push_back(Int("tony.am.retry-count", "0", "", "Whole-session retries after a failure."));
+  k.push_back(
+      Unsupported(Int("tony.am.retry-count", "0", "", "Whole-session retries after a failure."),
+                  "session retries are not implemented: a failed job is not restarted"));
   k.push_back(Mem("tony.local.memory", "",
                   "Local engine: memory the job may use in all; unset: this machine's memory."));
   k.push_back(Int("tony.local.vcores", "", "",
-                  "Local engine: vcores the job may use in all; unset: this machine's cores. "
-                  "Set it above the core count to oversubscribe the CPUs on purpose."));
+                  "Local engine: the cores a job's vcores are compared with; unset: this "
+                  "machine's. More vcores still run, sharing the CPUs, with a warning."));
   k.push_back(Mem("tony.am.memory", "2g", "Coordinator container memory."));
   k.push_back(Int("tony.am.vcores", "1", "", "Coordinator container vcores."));
   k.push_back(Int("tony.am.gpus", "0", "", "Coordinator container GPUs."));
-  k.push_back(Int("tony.am.wait-client-signal-stop-timeout-sec", "15", "s",
-                  "How long the coordinator waits for the client's finish signal."));
-  k.push_back(Ms("tony.am.startup-timeout", "0", "Time the app may stay ACCEPTED; 0: forever."));
-  k.push_back(Str("tony.am.node-label", "", "Node label for the coordinator container."));
+  k.push_back(Unsupported(Int("tony.am.wait-client-signal-stop-timeout-sec", "15", "s",
+                              "How long the coordinator waits for the client's finish signal."),
+                          "the coordinator does not wait for the client's signal: the client reads "
+                          "the final status written to the job dir"));
+  k.push_back(
+      Unsupported(Ms("tony.am.startup-timeout", "0", "Time the app may stay ACCEPTED; 0: forever."),
+                  "the client waits for the AM without a limit"));
+  k.push_back(
+      Unsupported(Str("tony.am.node-label", "", "Node label for the coordinator container."),
+                  "the AM container gets tony.application.node-label only"));
   k.push_back(List("tony.am.resources", "", "Resources localized for the coordinator only."));
-  k.push_back(Str("tony.am.command", "", "Command the coordinator runs in preprocess mode."));
+  k.push_back(Unsupported(
+      Str("tony.am.command", "", "Command the coordinator runs in preprocess mode."),
+      "TonY's AM-side preprocessing (tony.application.enable-preprocess) is not implemented"));
   k.push_back(Int("tony.task.max-total-instances", "-1", "", "Cap on total instances; -1: none."));
   k.push_back(Int("tony.task.max-total-gpus", "-1", "", "Cap on total GPUs; -1: none."));
   k.push_back(Int("tony.task.max-total-vcores", "-1", "", "Cap on total vcores; -1: none."));
   k.push_back(Mem("tony.task.max-total-memory", "-1", "Cap on total memory; -1: none."));
-  k.push_back(Str("tony.task.am.jvm.opts", "", "Coordinator JVM options (TonY compat)."));
-  k.push_back(Str("tony.task.executor.jvm.opts", "-Xmx1536m", "Executor JVM options (compat)."));
-  k.push_back(Str("tony.task.default.jvm.opts", "", "JVM options for both (TonY compat)."));
-  k.push_back(Str("tony.default.jvm.opts", "", "Azkaban's JVM options key (TonY compat)."));
+  k.push_back(
+      Unsupported(Str("tony.task.am.jvm.opts", "", "Coordinator JVM options (TonY compat)."),
+                  "tony runs no JVM"));
+  k.push_back(
+      Unsupported(Str("tony.task.executor.jvm.opts", "-Xmx1536m", "Executor JVM options (compat)."),
+                  "tony runs no JVM"));
+  k.push_back(
+      Unsupported(Str("tony.task.default.jvm.opts", "", "JVM options for both (TonY compat)."),
+                  "tony runs no JVM"));
+  k.push_back(
+      Unsupported(Str("tony.default.jvm.opts", "", "Azkaban's JVM options key (TonY compat)."),
+                  "tony runs no JVM"));
   k.push_back(Ms("tony.task.heartbeat-interval-ms", "1000", "Executor heartbeat period."));
   k.push_back(Int("tony.task.max-missed-heartbeats", "25", "",
                   "Missed heartbeats before a task (or executor) gives up."));
-  k.push_back(Ms("tony.task.metrics-interval-ms", "5000", "Task metrics sampling period."));
-  k.push_back(Bool("tony.task.gpu-metrics.enabled", "true", "Collect GPU metrics on GPU tasks."));
+  k.push_back(
+      Unsupported(Ms("tony.task.metrics-interval-ms", "5000", "Task metrics sampling period."),
+                  "task metrics are not collected"));
+  k.push_back(Unsupported(
+      Bool("tony.task.gpu-metrics.enabled", "true", "Collect GPU metrics on GPU tasks."),
+      "task metrics are not collected"));
   k.push_back(Ms("tony.task.executor.execution-timeout-ms", "0",
                  "Kill the user process after this; 0: never."));
   k.push_back(Long("tony.task.executor.registry-timeout-sec", "0", "s",
@@ -129,8 +183,11 @@ void AddContainerKeys(std::vector<KeySpec>& k) {
   k.push_back(Str("tony.containers.command", "", "Default command of every role (--executes)."));
   k.push_back(List("tony.containers.envs", "", "K=V for the container environment."));
   k.push_back(List("tony.execution.envs", "", "K=V for the user process environment."));
-  k.push_back(Str("tony.containers.placement-spec", "", "Default placement constraint."));
-  k.push_back(List("tony.containers.allocation-tags", "", "Default allocation tags."));
+  k.push_back(
+      Unsupported(Str("tony.containers.placement-spec", "", "Default placement constraint."),
+                  "YARN placement constraints are not implemented"));
+  k.push_back(Unsupported(List("tony.containers.allocation-tags", "", "Default allocation tags."),
+                          "YARN placement constraints are not implemented"));
   k.push_back(Int("tony.<role>.instances", "0", "", "Number of tasks of <role>."));
   k.push_back(Int("tony.<role>.max-instances", "-1", "", "Admin cap on instances; -1: none."));
   k.push_back(Mem("tony.<role>.memory", "2g", "Container memory of <role>."));
@@ -139,9 +196,12 @@ void AddContainerKeys(std::vector<KeySpec>& k) {
   k.push_back(List("tony.<role>.resources", "", "Resources only for <role>."));
   k.push_back(Str("tony.<role>.command", "", "Command of <role>; else tony.containers.command."));
   k.push_back(Str("tony.<role>.node-label", "", "Node-label expression for <role>."));
-  k.push_back(Str("tony.<role>.placement-spec", "", "Placement constraint for <role>."));
-  k.push_back(List("tony.<role>.allocation-tags", "", "Allocation tags for <role>."));
-  k.push_back(List("tony.<role>.depends-on", "", "Declared by TonY but unused."));
+  k.push_back(Unsupported(Str("tony.<role>.placement-spec", "", "Placement constraint for <role>."),
+                          "YARN placement constraints are not implemented"));
+  k.push_back(Unsupported(List("tony.<role>.allocation-tags", "", "Allocation tags for <role>."),
+                          "YARN placement constraints are not implemented"));
+  k.push_back(Unsupported(List("tony.<role>.depends-on", "", "Declared by TonY but unused."),
+                          "TonY declares it and uses it nowhere"));
   k.push_back(Int("tony.<role>.nproc-per-task", "1", "", "Processes per container of <role>."));
   k.push_back(Bool("tony.docker.enabled", "false", "Launch containers with Docker."));
   k.push_back(Str("tony.docker.containers.image", "", "Default Docker image."));
@@ -151,40 +211,90 @@ void AddContainerKeys(std::vector<KeySpec>& k) {
 
 // §2.6 and §2.7.
 void AddMiscKeys(std::vector<KeySpec>& k) {
-  k.push_back(Str("tony.gpu-exec-path", "nvidia-smi", "nvidia-smi binary."));
+  k.push_back(Unsupported(
+      Str("tony.gpu-exec-path", "nvidia-smi", "nvidia-smi binary."),
+      "the local engine runs nvidia-smi from $PATH; on YARN the NodeManager finds GPUs"));
   k.push_back(Str("tony.python-exec-path", "", "Python interpreter (--python_binary_path)."));
-  k.push_back(Str("tony.python-venv", "", "Python environment archive (--python_venv)."));
-  k.push_back(Str("tony.src-dir", "", "Source dir or archive (--src_dir)."));
+  k.push_back(
+      Unsupported(Str("tony.python-venv", "", "Python environment archive (--python_venv)."),
+                  "set it with --python_venv; in a file it has no effect"));
+  k.push_back(Unsupported(Str("tony.src-dir", "", "Source dir or archive (--src_dir)."),
+                          "set it with --src_dir; in a file it has no effect"));
   for (std::string_view f :
        {"tony.version-info.version", "tony.version-info.revision", "tony.version-info.branch",
         "tony.version-info.user", "tony.version-info.date", "tony.version-info.url",
         "tony.version-info.checksum"}) {
-    k.push_back(Str(f, "", "Build provenance, injected by the client."));
+    k.push_back(Unsupported(Str(f, "", "Build provenance, injected by the client."),
+                            "build provenance TonY's client records; tony neither records nor "
+                            "reads it"));
   }
-  k.push_back(Bool("tony.horovod.mode.test", "false", "Horovod driver test mode."));
-  k.push_back(Bool("tony.horovod.mode.test.fast.fail", "false", "Horovod driver fails at once."));
-  k.push_back(Bool("tony.horovod.driver.mode.debug", "false", "Use tony.driver.command."));
-  k.push_back(Str("tony.history.location", "/path/to/tony-history", "Job history root."));
-  k.push_back(Str("tony.history.intermediate", "${tony.history.location}/intermediate",
-                  "History of running jobs (portal)."));
-  k.push_back(Str("tony.history.finished", "${tony.history.location}/finished",
-                  "History of finished jobs (portal)."));
-  k.push_back(Ms("tony.history.mover-interval-ms", "300000", "Portal mover period."));
-  k.push_back(Str("tony.history.finished-dir-timezone", "UTC", "Zone of yyyy/MM/dd dirs."));
-  k.push_back(Long("tony.history.retention-sec", "2592000", "s", "History retention."));
-  k.push_back(Ms("tony.history.purger-interval-ms", "21600000", "History purger period."));
-  k.push_back(Str("tony.history.host", "", "Legacy portal key."));
-  k.push_back(Str("tony.portal.url", "https://localhost:19886", "Portal URL."));
-  k.push_back(Int("tony.portal.cache.max-entries", "10000", "", "Portal cache size."));
-  k.push_back(Str("tony.keytab.user", "user1", "Portal Kerberos principal."));
-  k.push_back(Str("tony.keytab.location", "/path/to/tony.keytab", "Portal keytab."));
-  k.push_back(Int("tony.https.port", "19886", "", "Portal HTTPS port."));
-  k.push_back(Str("tony.https.keystore.path", "/path/to/keystore", "Portal keystore."));
-  k.push_back(Str("tony.https.keystore.type", "JKS", "Portal keystore type."));
-  k.push_back(Str("tony.https.keystore.password", "password", "Portal keystore password."));
-  k.push_back(Str("tony.https.keystore.algorithm", "SunX509", "Portal keystore algorithm."));
-  k.push_back(Str("tony.http.port", "disabled", "Portal plain HTTP port (dev only)."));
-  k.push_back(Str("tony.secret.key", "changeme", "Portal secret."));
+  k.push_back(Unsupported(Bool("tony.horovod.mode.test", "false", "Horovod driver test mode."),
+                          "a TonY test hook"));
+  k.push_back(Unsupported(
+      Bool("tony.horovod.mode.test.fast.fail", "false", "Horovod driver fails at once."),
+      "a TonY test hook"));
+  k.push_back(
+      Unsupported(Bool("tony.horovod.driver.mode.debug", "false", "Use tony.driver.command."),
+                  "tony's Horovod driver has no debug mode"));
+  k.push_back(Unsupported(
+      Str("tony.history.location", "/path/to/tony-history", "Job history root."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.history.intermediate", "${tony.history.location}/intermediate",
+          "History of running jobs (portal)."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.history.finished", "${tony.history.location}/finished",
+          "History of finished jobs (portal)."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Ms("tony.history.mover-interval-ms", "300000", "Portal mover period."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.history.finished-dir-timezone", "UTC", "Zone of yyyy/MM/dd dirs."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Long("tony.history.retention-sec", "2592000", "s", "History retention."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Ms("tony.history.purger-interval-ms", "21600000", "History purger period."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.history.host", "", "Legacy portal key."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.portal.url", "https://localhost:19886", "Portal URL."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Int("tony.portal.cache.max-entries", "10000", "", "Portal cache size."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.keytab.user", "user1", "Portal Kerberos principal."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.keytab.location", "/path/to/tony.keytab", "Portal keytab."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Int("tony.https.port", "19886", "", "Portal HTTPS port."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.https.keystore.path", "/path/to/keystore", "Portal keystore."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.https.keystore.type", "JKS", "Portal keystore type."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.https.keystore.password", "password", "Portal keystore password."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.https.keystore.algorithm", "SunX509", "Portal keystore algorithm."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.http.port", "disabled", "Portal plain HTTP port (dev only)."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Unsupported(
+      Str("tony.secret.key", "changeme", "Portal secret."),
+      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
 }
 
 std::vector<KeySpec> BuildRegistry() {
@@ -334,7 +444,7 @@ std::string DescribeAccepted(const KeySpec& spec) {
     case KeyType::kBool:
       return "true or false";
     case KeyType::kMemory:
-      return "a memory size such as 2g, 512m or 4096 (MB)";
+      return kMemorySizeForms;
     case KeyType::kDurationMs:
       return "an integer number of milliseconds";
     case KeyType::kInt:

@@ -25,6 +25,9 @@ struct KeySpec {
   std::string_view unit;           // "ms", "MB", "s", "" ...
   std::string_view doc;
   std::vector<std::string_view> allowed;  // for kEnum (compared case-insensitively)
+  // Empty: tony applies the key as TonY does (docs/keys.md). Otherwise why tony does not; a
+  // value other than the default set by the user gets a warning with this reason.
+  std::string_view unsupported = {};
 };
 
 const std::vector<KeySpec>& AllKeys();
@@ -43,6 +46,10 @@ std::optional<std::string> ClosestKnownKey(std::string_view key);
 // "What is accepted" for a key type, for error messages ("a memory size such as 2g, 512m or
 // 4096 (MB)").
 std::string DescribeAccepted(const KeySpec& spec);
+// The accepted forms of a memory size (ParseMemoryMb), for errors.
+inline constexpr char kMemorySizeForms[] =
+    "a memory size: a whole number with an optional unit k, m, g or t (2g, 512m; no unit means "
+    "MB)";
 
 // True for the second segment of tony's own key namespaces (application, containers, task,
 // docker, history, ...), which can never name a role.

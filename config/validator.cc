@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "common/strings.h"
 #include "config/job_spec.h"
@@ -148,7 +149,7 @@ int64_t Validator::Memory(const std::string& key, int64_t min_mb) {
   if (Trim(f.value).empty()) return safe;
   Result<int64_t> mb = ParseMemoryMb(f.value);
   if (!mb.ok()) {
-    KeyError(key, "a memory size such as 2g, 512m or 4096 (MB)");
+    KeyError(key, kMemorySizeForms);
     return safe;
   }
   if (*mb < min_mb) {
@@ -164,7 +165,7 @@ int64_t Validator::MemoryCap(const std::string& key) {
   if (Trim(f.value).empty() || (n && *n < 0)) return -1;
   Result<int64_t> mb = ParseMemoryMb(f.value);
   if (!mb.ok()) {
-    KeyError(key, "a memory size such as 2g, 512m or 4096 (MB), or -1 for no cap");
+    KeyError(key, std::string(kMemorySizeForms) + ", or -1 for no cap");
     return -1;
   }
   return *mb;
@@ -207,8 +208,21 @@ std::optional<std::string> MisspeltRoleFix(const std::string& key, const KeySpec
   return std::nullopt;
 }
 
+// Keys that articles about TonY use but TonY never had, with what does the job.
+std::optional<std::string> WrongKeyHint(const std::string& key) {
+  if (key == "tony.docker.image") {
+    return "TonY's keys are tony.docker.containers.image (or tony.docker.<role>.image) with "
+           "tony.docker.enabled=true";
+  }
+  if (key == "tony.application.virtualenv.zip" || key == "tony.application.python-venv") {
+    return "ship a virtualenv with --python_venv <zip> (tony.python-venv)";
+  }
+  return std::nullopt;
+}
+
 std::string UnknownKeyWarning(const std::string& key, const std::string& source) {
   std::string w = "unknown key " + key + " (from " + source + ")";
+  if (std::optional<std::string> hint = WrongKeyHint(key)) return w + "; " + *hint;
   if (std::optional<std::string> near = ClosestKnownKey(key)) {
     w += "; did you mean " + *near + "?";
   }
@@ -233,6 +247,22 @@ std::vector<std::string> UnknownKeyWarnings(const Configuration& conf,
       warnings.push_back("key " + key + " (from " + value.source +
                          ") names a role with no instances key; did you mean " + *fix + "?");
     }
+  }
+  return warnings;
+}
+
+std::vector<std::string> UnsupportedKeyWarnings(const Configuration& conf) {
+  std::vector<std::string> warnings;
+  for (const auto& [key, value] : conf.entries()) {
+    const KeySpec* spec = FindKeySpec(key);
+    if (spec == nullptr || spec->unsupported.empty() || value.source == kDefaultsSource) continue;
+    // A flag's own key (--src_dir sets tony.src-dir): the flag did what the key describes.
+    if (StartsWith(value.source, "--") && value.source != "--conf") continue;
+    // Set to what TonY would do anyway (e.g. tony.am.retry-count=0): nothing is lost.
+    if (Trim(value.value) == Trim(spec->default_value)) continue;
+    warnings.push_back(
+        key + " = \"" + value.value + "\" (from " + value.source +
+        ") is not supported by tony and has no effect: " + std::string(spec->unsupported));
   }
   return warnings;
 }

@@ -59,6 +59,8 @@ class Validator {
   std::set<std::string> keys_with_errors_;
 };
 
+// See tony::UnsupportedKeyWarnings.
+std::vector<std::string> UnsupportedKeyWarnings(const Configuration& conf);
 // See tony::UnknownKeyWarnings; `declared_roles` are the names with a tony.<role>.instances key.
 std::vector<std::string> UnknownKeyWarnings(const Configuration& conf,
                                             const std::vector<std::string>& declared_roles);

@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "history/job_dir.h"
+#include "rpc/job_secret.h"
 
 namespace tony {
 namespace {
@@ -20,27 +21,29 @@ Result<AmInputs> ReadInputs(const history::JobPaths& paths) {
 
 }  // namespace
 
-EngineFactory EngineFactoryFor(const std::string& name) {
+AmEngineFactory EngineFactoryFor(const std::string& name) {
   if (name.empty() || name == "local") return SetUpLocalEngine;
   if (name == "yarn") return SetUpYarnEngine;
   return nullptr;
 }
 
-int RunAm(const std::string& job_dir, const EngineFactory& factory) {
+int RunAm(const std::string& job_dir, const AmEngineFactory& factory) {
   SetLogComponent("am");
   history::JobPaths paths(job_dir);
   auto fail = [](const Status& s) {
     TONY_LOG(kError) << s.ToString();
     return 1;
   };
-  auto secret = ReadFile(paths.Secret());
+  // Local: from the pipe the client handed it over on; YARN: out of the credentials file the NM
+  // wrote, which keeps the AMRMToken for the engine (rpc/job_secret.h).
+  auto secret = rpc::ReadJobSecret();
   if (!secret.ok()) return fail(secret.status());
   auto inputs = ReadInputs(paths);
   if (!inputs.ok()) return fail(inputs.status());
   CoordinatorOptions defaults;
   defaults.job_id = BaseName(paths.root);
   defaults.job_dir = paths.root;
-  defaults.secret = std::string(Trim(*secret));
+  defaults.secret = *secret;
   auto setup = factory(*inputs, std::move(defaults));
   if (!setup.ok()) return fail(setup.status());
   // A client or executor gone mid-call must not kill the coordinator.

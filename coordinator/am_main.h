@@ -26,17 +26,14 @@ struct AmInputs {
   JobSpec spec;
 };
 
-// Builds the engine on the coordinator's loop (the Coordinator calls it once, in its constructor).
-using EngineMaker = std::function<std::unique_ptr<engine::Engine>(asio::io_context&)>;
-
 struct EngineSetup {
   CoordinatorOptions options;  // the defaults, with what this engine decides
-  EngineMaker make_engine;
+  EngineFactory make_engine;   // called once by the Coordinator, with its loop
 };
 
 // The engine's half of the start-up. An error when its environment lacks what it needs (on YARN:
 // the AMRMToken, the scheduler's address, the staged files' listing).
-using EngineFactory =
+using AmEngineFactory =
     std::function<Result<EngineSetup>(const AmInputs& inputs, CoordinatorOptions defaults)>;
 
 // Processes on this machine (engine/local).
@@ -45,11 +42,11 @@ Result<EngineSetup> SetUpLocalEngine(const AmInputs& inputs, CoordinatorOptions 
 Result<EngineSetup> SetUpYarnEngine(const AmInputs& inputs, CoordinatorOptions defaults);
 
 // The factory for `--engine <name>` ("" is local), or nullptr for an unknown name.
-EngineFactory EngineFactoryFor(const std::string& name);
+AmEngineFactory EngineFactoryFor(const std::string& name);
 
 // Runs the job in `job_dir` to its end with `factory`'s engine. Returns the process's exit code:
 // 0 when the job SUCCEEDED, 1 otherwise (the reason is logged, and in status.json once the
 // coordinator has started).
-int RunAm(const std::string& job_dir, const EngineFactory& factory);
+int RunAm(const std::string& job_dir, const AmEngineFactory& factory);
 
 }  // namespace tony

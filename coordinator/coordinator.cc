@@ -1,15 +1,17 @@
 #include "coordinator/coordinator.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "common/process.h"
 #include "common/strings.h"
+#include "rpc/client.h"
 
 namespace tony {
 
@@ -17,7 +19,6 @@ std::unique_ptr<grpc::Service> MakeCoordinatorService(Coordinator* c);
 
 namespace {
 
-constexpr int64_t kTickMs = 100;
 constexpr int kMaxWaitMs = 30'000;
 // SIGTERM -> SIGKILL for one container; the job's own stop grace is core::kStopGraceMs.
 constexpr int64_t kContainerKillGraceMs = 5'000;
@@ -52,35 +53,36 @@ rpc::FinalStatus ToRpc(core::FinalStatus s) {
 
 }  // namespace
 
-Coordinator::Coordinator(
-    CoordinatorOptions options, JobSpec spec,
-    std::function<std::unique_ptr<engine::Engine>(asio::io_context&)> make_engine)
-    : options_(std::move(options)),
-      paths_(options_.job_dir),
-      tick_timer_(io_),
-      machine_(std::move(spec)) {
+Coordinator::Coordinator(CoordinatorOptions options, JobSpec spec, const EngineFactory& make_engine,
+                         const TimeSourceFactory& make_time)
+    : options_(std::move(options)), paths_(options_.job_dir), machine_(std::move(spec)) {
+  time_ = make_time ? make_time(io_) : std::make_unique<AsioTimeSource>(io_);
+  wake_timer_ = time_->NewTimer();
   engine_ = make_engine(io_);
 }
 
 Coordinator::~Coordinator() = default;
 
-int64_t Coordinator::NowMs() const { return SystemClock().MonotonicMs(); }
-
 Status Coordinator::StartServer() {
   service_ = MakeCoordinatorService(this);
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options_.bind_host + ":0", grpc::InsecureServerCredentials(), &port_);
+  int port = 0;
+  builder.AddListeningPort(options_.bind_host + ":0", grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(service_.get());
+  builder.SetMaxReceiveMessageSize(rpc::kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(rpc::kMaxMessageBytes);
   server_ = builder.BuildAndStart();
-  if (server_ == nullptr || port_ == 0) {
+  if (server_ == nullptr || port == 0) {
     return Unavailable("cannot start the control-plane server on " + options_.bind_host);
   }
-  history::AmInfo info{options_.advertised_host, port_, static_cast<int>(::getpid())};
+  port_.store(port);
+  history::AmInfo info{options_.advertised_host, port, static_cast<int>(::getpid()),
+                       ProcessStartId(::getpid())};
   return history::WriteAmInfo(paths_, info);
 }
 
 int Coordinator::Run() {
-  start_wall_ms_ = SystemClock().WallMs();
+  start_wall_ms_ = WallMs();
   Status s = StartServer();
   if (s.ok()) s = engine_->Start(this, {options_.advertised_host, port_});
   if (!s.ok()) {
@@ -94,37 +96,64 @@ int Coordinator::Run() {
     return 1;
   }
   TONY_LOG(kInfo) << "job " << options_.job_id << " coordinator listening on "
-                  << options_.advertised_host << ":" << port_ << " (engine " << engine_->name()
+                  << options_.advertised_host << ":" << port() << " (engine " << engine_->name()
                   << ")";
+  // SIGTERM is how `tony kill` (and YARN's NodeManager) asks the job to stop: stop every task,
+  // write the final status, and exit without waiting for a client to read it.
+  asio::signal_set terminate(io_, SIGTERM);
+  terminate.async_wait([this](const std::error_code& ec, int /*signal*/) {
+    if (ec) return;
+    TONY_LOG(kInfo) << "SIGTERM: stopping the job";
+    final_status_seen_ = true;
+    if (!finished_) Dispatch(core::KillRequested{"killed by user (tony kill: SIGTERM)"});
+  });
   Dispatch(core::Start{});
-  ScheduleTick();
+  // With no timer armed and no engine I/O pending the loop has nothing queued, yet RPCs will
+  // come: keep it running until ShutdownServer stops it.
+  auto keep_running = asio::make_work_guard(io_);
   io_.run();
   if (stopper_.joinable()) stopper_.join();
   TONY_LOG(kInfo) << "coordinator exiting";
   return machine_.final_status() == core::FinalStatus::kSucceeded ? 0 : 1;
 }
 
-void Coordinator::ScheduleTick() {
-  tick_timer_.expires_after(std::chrono::milliseconds(kTickMs));
-  tick_timer_.async_wait([this](const std::error_code& ec) {
-    if (ec) return;
-    OnTick();
-  });
-}
-
-void Coordinator::OnTick() {
+void Coordinator::OnWake() {
+  wake_at_ms_ = -1;
   if (shutting_down_) return;
-  if (!finished_) {
-    Dispatch(core::Tick{});
-  }
+  if (!finished_) Dispatch(core::Tick{});
   AnswerSpecWaiters(/*expire_only=*/true);
   AnswerStatusWaiters(/*expire_only=*/true);
-  if (finished_ && (final_status_seen_ || NowMs() - finished_at_ms_ > options_.linger_ms)) {
-    shutting_down_ = true;
-    ShutdownServer();
-    return;
+  MaybeShutDown();
+  ArmWake();
+}
+
+void Coordinator::ArmWake() {
+  int64_t at = -1;
+  auto lower = [&at](int64_t t) { at = at < 0 ? t : std::min(at, t); };
+  if (!shutting_down_) {
+    if (std::optional<int64_t> due = machine_.NextDeadlineMs(); due && !finished_) lower(*due);
+    for (const SpecWaiter& w : spec_waiters_) lower(w.deadline_ms);
+    for (const StatusWaiter& w : status_waiters_) lower(w.deadline_ms);
+    if (finished_ && !final_status_seen_) lower(finished_at_ms_ + options_.linger_ms);
   }
-  ScheduleTick();
+  // A deadline is only ever in the past through a bug (each one is handled when it falls due);
+  // waking 1 ms on keeps such a bug from spinning the loop.
+  if (at >= 0) at = std::max(at, NowMs() + 1);
+  if (at == wake_at_ms_) return;
+  wake_at_ms_ = at;
+  if (at < 0) {
+    wake_timer_->Cancel();
+  } else {
+    wake_timer_->ArmAt(at, [this] { OnWake(); });
+  }
+}
+
+void Coordinator::MaybeShutDown() {
+  if (shutting_down_ || !finished_) return;
+  if (!final_status_seen_ && NowMs() < finished_at_ms_ + options_.linger_ms) return;
+  shutting_down_ = true;
+  ShutdownServer();
+  ArmWake();
 }
 
 void Coordinator::Dispatch(const core::Event& event) {
@@ -132,6 +161,7 @@ void Coordinator::Dispatch(const core::Event& event) {
   for (const auto& command : commands) Execute(command);
   PersistChanges();
   AnswerStatusWaiters(/*expire_only=*/false);
+  ArmWake();
 }
 
 void Coordinator::Execute(const core::Command& command) {
@@ -167,8 +197,8 @@ engine::LaunchSpec Coordinator::BuildLaunchSpec(const core::LaunchTask& launch) 
   }
   ls.env["TONY_JOB_ID"] = options_.job_id;
   ls.env["TONY_JOB_DIR"] = options_.job_dir;
-  ls.env["TONY_AM_ADDRESS"] = options_.advertised_host + ":" + std::to_string(port_);
-  ls.env["TONY_JOB_SECRET"] = options_.secret;
+  ls.env["TONY_AM_ADDRESS"] = options_.advertised_host + ":" + std::to_string(port());
+  ls.secret = options_.secret;
   ls.env["TONY_TASK_ROLE"] = launch.task.role;
   ls.env["TONY_TASK_INDEX"] = std::to_string(launch.task.index);
   ls.env["TONY_TASK_ATTEMPT"] = std::to_string(launch.attempt);
@@ -178,10 +208,16 @@ engine::LaunchSpec Coordinator::BuildLaunchSpec(const core::LaunchTask& launch) 
   ls.env["TONY_HOST"] = options_.advertised_host;
   ls.env["CONTAINER_ID"] = launch.container_id;
   ls.env["AM_HOST"] = options_.advertised_host;
-  ls.env["AM_PORT"] = std::to_string(port_);
+  ls.env["AM_PORT"] = std::to_string(port());
   for (const char* staged : {"tony_src.zip", "venv.zip"}) {
     std::string path = paths_.Staging() + "/" + staged;
     if (PathExists(path)) ls.local_files.push_back(path);
+  }
+  // The role's tony.*.resources, as the client staged them (client/resources.h).
+  std::error_code ec;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(paths_.Resources(launch.task.role), ec)) {
+    ls.local_files.push_back(entry.path().string());
   }
   return ls;
 }
@@ -260,6 +296,7 @@ void Coordinator::HandleGetClusterSpec(const rpc::GetClusterSpecRequest& req,
   spec_waiters_.push_back(
       SpecWaiter{FromRef(req.task()), req.task().attempt(), resp, reactor, NowMs() + wait_ms});
   AnswerSpecWaiters(/*expire_only=*/false);
+  ArmWake();
 }
 
 void Coordinator::AnswerSpecWaiters(bool expire_only) {
@@ -309,6 +346,7 @@ void Coordinator::HandleGetJobStatus(const rpc::GetJobStatusRequest& req, rpc::J
   int wait_ms = std::clamp(req.wait_ms(), 0, kMaxWaitMs);
   status_waiters_.push_back(StatusWaiter{req.after_version(), resp, reactor, NowMs() + wait_ms});
   AnswerStatusWaiters(/*expire_only=*/false);
+  ArmWake();
 }
 
 void Coordinator::AnswerStatusWaiters(bool expire_only) {
@@ -322,7 +360,7 @@ void Coordinator::AnswerStatusWaiters(bool expire_only) {
       *w.response = Snapshot();
       if (finished_ && !final_status_seen_) {
         final_status_seen_ = true;
-        asio::post(io_, [this] { OnTick(); });  // shut down now, not on the next tick
+        asio::post(io_, [this] { MaybeShutDown(); });  // after this answer has gone out
       }
       w.reactor->Finish(grpc::Status::OK);
     } else {
@@ -380,10 +418,8 @@ std::string Coordinator::StateKey(const core::TaskId& id, int attempt) {
 
 void Coordinator::RecordTaskState(const core::TaskId& id, int attempt, const std::string& state,
                                   const nlohmann::json& extra) {
-  nlohmann::json e = {{"time_ms", SystemClock().WallMs()},
-                      {"task", id.ToString()},
-                      {"attempt", attempt},
-                      {"state", state}};
+  nlohmann::json e = {
+      {"time_ms", WallMs()}, {"task", id.ToString()}, {"attempt", attempt}, {"state", state}};
   e.update(extra);
   (void)history::AppendEvent(paths_, e.dump());
   last_states_[StateKey(id, attempt)] = state;
@@ -406,7 +442,7 @@ void Coordinator::PersistChanges() {
 
 void Coordinator::Finish(const core::FinishJob& finish) {
   if (finished_) return;
-  end_wall_ms_ = SystemClock().WallMs();
+  end_wall_ms_ = WallMs();
   TONY_LOG(kInfo) << "job " << options_.job_id << " " << core::FinalStatusName(finish.status)
                   << ": " << finish.message;
   finished_ = true;
@@ -429,19 +465,10 @@ void Coordinator::ShutdownServer() {
   // Shutdown() waits for in-flight calls, whose handlers need this loop to answer; run it on a
   // helper thread while the loop keeps answering, then stop the loop. Run() joins the thread.
   TONY_LOG(kInfo) << "shutting down the control plane";
+  // Calls that arrive meanwhile are answered at once: with the job finished, no long-poll waits.
   stopper_ = std::thread([this] {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     asio::post(io_, [this] { io_.stop(); });
-  });
-  DrainWhileStopping();
-}
-
-void Coordinator::DrainWhileStopping() {
-  AnswerSpecWaiters(/*expire_only=*/true);
-  AnswerStatusWaiters(/*expire_only=*/true);
-  tick_timer_.expires_after(std::chrono::milliseconds(20));
-  tick_timer_.async_wait([this](const std::error_code& ec) {
-    if (!ec) DrainWhileStopping();
   });
 }
 

@@ -1,15 +1,24 @@
 // Coordinator: the shell around the pure JobStateMachine (TonY's ApplicationMaster).
 //
 // It owns one asio event loop. The gRPC server's handlers (callback API, on gRPC's threads) only
-// post work into that loop; the engine calls back on it; a 100 ms timer feeds Tick events. All
-// job state therefore lives on one thread and needs no locks. Commands the state machine emits
-// become engine calls and answers to waiting RPCs; every visible change is written to the job
-// directory (status.json, events.jsonl) so the job can be inspected after it ends.
+// post work into that loop; the engine calls back on it. All job state therefore lives on one
+// thread and needs no locks. Commands the state machine emits become engine calls and answers to
+// waiting RPCs; every visible change is written to the job directory (status.json, events.jsonl)
+// so the job can be inspected after it ends.
+//
+// Time comes from an injected TimeSource (common/timer.h): the real clock in the daemon, a
+// simulated one in the in-process tests (tests/unit/coordinator_shell_test.cc). The loop keeps one
+// timer, armed for the earliest of: the state machine's NextDeadlineMs(), the deadline of a
+// waiting long-poll, and the end of the linger after the job finished. There is no periodic tick:
+// with nothing due, the loop sleeps until an RPC or an engine event arrives. The job's end shuts
+// the control plane down as soon as a client has read the final status.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
 #include <asio.hpp>
+#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/timer.h"
 #include "coordinator/core/job_state_machine.h"
 #include "engine/engine.h"
 #include "history/job_dir.h"
@@ -34,14 +44,22 @@ struct CoordinatorOptions {
   int64_t linger_ms = 10'000;  // after the end, wait this long for a client to read it
 };
 
+using EngineFactory = std::function<std::unique_ptr<engine::Engine>(asio::io_context&)>;
+using TimeSourceFactory = std::function<std::unique_ptr<TimeSource>(asio::io_context&)>;
+
 class Coordinator final : public engine::EngineListener {
  public:
-  Coordinator(CoordinatorOptions options, JobSpec spec,
-              std::function<std::unique_ptr<engine::Engine>(asio::io_context&)> make_engine);
+  // Both factories are called once, in the constructor, with the coordinator's loop. Without
+  // `make_time` the coordinator runs on the real clock (AsioTimeSource).
+  Coordinator(CoordinatorOptions options, JobSpec spec, const EngineFactory& make_engine,
+              const TimeSourceFactory& make_time = nullptr);
   ~Coordinator() override;
 
-  // Runs the job to its end. Returns 0 when it SUCCEEDED, 1 otherwise.
+  // Runs the job to its end, on the calling thread. Returns 0 when it SUCCEEDED, 1 otherwise.
   int Run();
+  // The port the control plane listens on, once Run() has started it (0 before). For tests: any
+  // thread may read it.
+  int port() const { return port_.load(); }
 
   // EngineListener (called on the loop).
   void OnContainerAllocated(const std::string& container_id, const std::string& role,
@@ -90,8 +108,11 @@ class Coordinator final : public engine::EngineListener {
   void Execute(const core::Command& command);
   void Launch(const core::LaunchTask& launch);
   engine::LaunchSpec BuildLaunchSpec(const core::LaunchTask& launch) const;
-  void OnTick();
-  void ScheduleTick();
+  // The one timer fired: dispatch a Tick (timeouts), expire long-polls, maybe shut down.
+  void OnWake();
+  // Arms the timer for the earliest thing due; called after everything the loop runs.
+  void ArmWake();
+  void MaybeShutDown();
   void AnswerSpecWaiters(bool expire_only);
   void AnswerStatusWaiters(bool expire_only);
   rpc::JobStatus Snapshot() const;
@@ -102,18 +123,20 @@ class Coordinator final : public engine::EngineListener {
   static std::string StateKey(const core::TaskId& id, int attempt);
   void Finish(const core::FinishJob& finish);
   void ShutdownServer();
-  void DrainWhileStopping();
-  int64_t NowMs() const;
+  int64_t NowMs() const { return time_->clock().MonotonicMs(); }
+  int64_t WallMs() const { return time_->clock().WallMs(); }
 
   CoordinatorOptions options_;
   history::JobPaths paths_;
   asio::io_context io_;
-  asio::steady_timer tick_timer_;
+  std::unique_ptr<TimeSource> time_;
+  std::unique_ptr<Timer> wake_timer_;  // destroyed before time_, which made it
+  int64_t wake_at_ms_ = -1;            // what wake_timer_ is armed for; -1: not armed
   core::JobStateMachine machine_;
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<grpc::Service> service_;
   std::unique_ptr<grpc::Server> server_;
-  int port_ = 0;
+  std::atomic<int> port_{0};
   int64_t start_wall_ms_ = 0;
   int64_t end_wall_ms_ = 0;
   int64_t persisted_version_ = -1;

@@ -2,6 +2,7 @@
 // ApplicationMaster container, set up from what the client put into the AM's launch context
 // (engine/yarn_contract.h) and the credentials file the NodeManager wrote for it.
 #include <cstdlib>
+#include <optional>
 
 #include "common/files.h"
 #include "common/log.h"
@@ -21,10 +22,13 @@ std::string Env(const char* name, const std::string& fallback = "") {
 
 // The application is over (the AM unregistered, no attempt follows): its staging dir goes now,
 // whether or not the client that staged it is still following. The client removes it too.
+// On a Kerberized cluster the AM has no ticket: it deletes with the job's HDFS delegation token.
 void RemoveStagingAfterUnregister(const std::string& dir, const std::string& namenode_http,
-                                  const std::string& user) {
+                                  const std::string& user, const hadoop::security::Token* hdfs) {
   if (dir.empty() || namenode_http.empty()) return;  // submitted by a client that did not say
-  auto deleted = hadoop::hdfs::WebHdfs(namenode_http, user).Delete(dir);
+  hadoop::hdfs::WebHdfs fs(namenode_http, user);
+  if (hdfs != nullptr) fs.UseDelegationToken(hadoop::security::EncodeTokenUrlString(*hdfs));
+  auto deleted = fs.Delete(dir);
   if (!deleted.ok()) {
     TONY_LOG(kWarning) << "removing the staging dir " << dir << ": " << deleted.status().ToString();
   } else {
@@ -33,20 +37,30 @@ void RemoveStagingAfterUnregister(const std::string& dir, const std::string& nam
 }
 
 // docs/hadoop-ipc.md §2.1/§3: the AMRMToken is in the credentials file the NM wrote for this
-// container.
-Result<hadoop::security::Token> AmRmToken() {
+// container, with the job's HDFS delegation tokens on a Kerberized cluster.
+Result<hadoop::security::Credentials> AmCredentials() {
   auto credentials = hadoop::security::Credentials::FromEnvironment();
   if (!credentials.ok()) return credentials.status().WithContext("reading the AMRMToken");
-  const hadoop::security::Token* token = credentials->FindToken(hadoop::security::kAmRmTokenKind);
-  if (token == nullptr) return NotFound("no YARN_AM_RM_TOKEN in $HADOOP_TOKEN_FILE_LOCATION");
-  return *token;
+  if (credentials->FindToken(hadoop::security::kAmRmTokenKind) == nullptr) {
+    return NotFound("no YARN_AM_RM_TOKEN in $HADOOP_TOKEN_FILE_LOCATION");
+  }
+  return credentials;
 }
 
 Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
   engine::YarnEngineOptions yarn;
   yarn.scheduler_address = Env(engine::kSchedulerAddressEnv);
   yarn.rm_failover = hadoop::ParseFailoverPolicy(Env(engine::kRmFailoverEnv));
-  TONY_ASSIGN_OR_RETURN(yarn.am_rm_token, AmRmToken());
+  TONY_ASSIGN_OR_RETURN(hadoop::security::Credentials credentials, AmCredentials());
+  yarn.am_rm_token = *credentials.FindToken(hadoop::security::kAmRmTokenKind);
+  // Only the HDFS tokens travel on to the tasks (client/yarn_security.h).
+  for (const auto& [alias, t] : credentials.tokens()) {
+    if (t.kind == hadoop::security::kHdfsDelegationTokenKind) yarn.task_tokens.AddToken(alias, t);
+  }
+  std::optional<hadoop::security::Token> hdfs_token;
+  if (const auto* t = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind)) {
+    hdfs_token = *t;
+  }
   TONY_ASSIGN_OR_RETURN(std::string listing, ReadFile(JoinPath(job_dir, engine::kResourcesFile)));
   TONY_ASSIGN_OR_RETURN(yarn.resources, engine::ParseYarnResources(listing));
   if (yarn.scheduler_address.empty()) {
@@ -54,8 +68,8 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
   }
   yarn.after_unregister = [staging = Env(engine::kStagingDirEnv),
                            namenode = Env(engine::kStagingNameNodeEnv),
-                           user = Env(engine::kStagingUserEnv)] {
-    RemoveStagingAfterUnregister(staging, namenode, user);
+                           user = Env(engine::kStagingUserEnv), hdfs_token] {
+    RemoveStagingAfterUnregister(staging, namenode, user, hdfs_token ? &*hdfs_token : nullptr);
   };
   return yarn;
 }

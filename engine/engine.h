@@ -34,6 +34,10 @@ struct LaunchSpec {
   int attempt = 0;
   std::vector<std::string> argv;
   EnvMap env;
+  // The job's control-plane secret, never in `env`: the local engine hands it over on the
+  // executor's stdin, YARN as a secret key in the container's credentials (README, "The job
+  // secret").
+  std::string secret;
   std::string log_dir;                   // executor.log, stdout, stderr go here
   std::vector<std::string> local_files;  // staged files linked into the working directory
 };

@@ -18,10 +18,14 @@ struct YarnResource {
   std::string name;
   hadoop::yarn::RemoteFile file;
   bool archive = false;
+  // The roles whose containers get it (a tony.<role>.resources entry); empty: every container.
+  std::vector<std::string> roles;
+  bool ForRole(const std::string& role) const;
 };
 
 // tony-resources.txt, written by the client and localized into the AM: one resource per line,
-// tab-separated: name scheme host port path size modification_time [FILE|ARCHIVE].
+// tab-separated: name scheme host port path size modification_time [FILE|ARCHIVE [roles]],
+// roles comma-separated (absent: every container).
 std::string FormatYarnResources(const std::vector<YarnResource>& resources);
 Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text);
 inline constexpr char kResourcesFile[] = "tony-resources.txt";

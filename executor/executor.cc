@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -21,7 +22,9 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
+#include "executor/localize.h"
 #include "rpc/client.h"
+#include "rpc/job_secret.h"
 #include "runtime/framework.h"
 #include "runtime/runtime.h"
 
@@ -35,6 +38,10 @@ void OnStopSignal(int sig) { g_stop_signal = sig; }
 constexpr int kRpcTimeoutMs = 10'000;
 constexpr int kSpecWaitMs = 10'000;
 constexpr int64_t kKillGraceMs = 5'000;
+// The stderr tail in a failure message: tony.task.error-message-max-depth lines and at most this
+// many bytes (a progress bar is one multi-megabyte line of \r-separated redraws).
+constexpr size_t kTailMaxBytes = 8 * 1024;
+constexpr int kReportAttempts = 3;
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -66,7 +73,6 @@ Result<TaskIdentity> ReadIdentity() {
   TaskIdentity id;
   id.job_id = Env("TONY_JOB_ID");
   id.am_address = Env("TONY_AM_ADDRESS");
-  id.secret = Env("TONY_JOB_SECRET");
   id.role = Env("TONY_TASK_ROLE");
   id.conf_path = Env("TONY_CONF_PATH");
   id.log_dir = Env("TONY_LOG_DIR");
@@ -80,27 +86,13 @@ Result<TaskIdentity> ReadIdentity() {
   id.index = static_cast<int>(*index);
   id.attempt = static_cast<int>(*attempt);
   if (id.log_dir.empty()) id.log_dir = ".";
+  auto secret = rpc::ReadJobSecret();
+  if (!secret.ok()) return secret.status();
+  id.secret = std::move(secret).value();
   id.host = AdvertisedHost();
   return id;
 }
 
-// Unpacks a zip with the system's unzip into `dest`.
-Status Unzip(const std::string& archive, const std::string& dest) {
-  TONY_RETURN_IF_ERROR(MakeDirs(dest));
-  SpawnOptions o;
-  o.argv = {"unzip", "-q", "-o", archive, "-d", dest};
-  o.env = CurrentEnvironment();
-  TONY_ASSIGN_OR_RETURN(pid_t pid, Spawn(o));
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (ExitCodeFromWaitStatus(st) != 0) {
-    return Internal("unzip " + archive + " failed (" + DescribeWaitStatus(st) + ")");
-  }
-  return Status::Ok();
-}
-
-// TonY's executor unpacks the src archive into its working directory and venv.zip into venv/.
 // TonY makes the entry point executable: `--executes ./run.sh` works with a run.sh of mode 644
 // (zip archives and some checkouts drop the x bit). Only a relative path to a regular file of the
 // job's working directory is touched.
@@ -116,12 +108,6 @@ void MakeEntryPointExecutable(const std::string& command) {
   if (::chmod(words[0].c_str(), st.st_mode | x) != 0) {
     TONY_LOG(kWarning) << "could not make " << words[0] << " executable: " << std::strerror(errno);
   }
-}
-
-Status Localize() {
-  if (PathExists("tony_src.zip")) TONY_RETURN_IF_ERROR(Unzip("tony_src.zip", "."));
-  if (PathExists("venv.zip")) TONY_RETURN_IF_ERROR(Unzip("venv.zip", "venv"));
-  return Status::Ok();
 }
 
 Status Register(rpc::CoordinatorClient& client, const TaskIdentity& id, int port,
@@ -186,20 +172,29 @@ class Heartbeater {
   bool stop_requested() const { return stop_requested_; }
 
  private:
+  // One heartbeat per interval on a fixed schedule, each call's deadline one interval, so the
+  // coordinator is declared lost max-missed intervals after its last answer, to within one
+  // interval (README, "a lost coordinator"), whatever a call's wait.
   void Loop() {
     rpc::HeartbeatRequest req;
     *req.mutable_task() = id_.Ref();
-    int missed = 0;
+    const int64_t loss_ms = interval_ms_ * std::max(1, max_missed_);
+    int64_t last_answer = SystemClock().MonotonicMs();
+    int64_t next = last_answer;
     while (!done_) {
-      auto resp = client_.Heartbeat(req, static_cast<int>(std::max<int64_t>(interval_ms_, 1000)));
+      int deadline = static_cast<int>(std::max<int64_t>(interval_ms_, 100));
+      auto resp = client_.Heartbeat(req, deadline);
+      int64_t now = SystemClock().MonotonicMs();
       if (resp.ok()) {
-        missed = 0;
+        last_answer = now;
         if (resp->stop()) stop_requested_ = true;
-      } else if (++missed > max_missed_) {
+      } else if (now - last_answer >= loss_ms) {
         lost_ = true;
       }
-      for (int64_t waited = 0; waited < interval_ms_ && !done_; waited += 20) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      next = std::max(next + interval_ms_, now);
+      while (!done_ && SystemClock().MonotonicMs() < next) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(
+            std::min<int64_t>(20, next - SystemClock().MonotonicMs() + 1)));
       }
     }
   }
@@ -217,8 +212,8 @@ class Heartbeater {
 Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
                             const runtime::Cluster& cluster, int local_rank) {
   EnvMap env = CurrentEnvironment();
-  // The user's code never sees the control-plane secret.
-  env.erase("TONY_JOB_SECRET");
+  // Where the secret came from (it is gone from there by now): not the user's business.
+  env.erase(kSecretFdEnv);
   env.erase("MALLOC_ARENA_MAX");  // TonY #346: it slows TensorFlow down
   runtime::TaskEnvInput in;
   in.spec = &spec;
@@ -341,6 +336,38 @@ Result<std::vector<LocalProcess>> StartUserProcesses(const JobSpec& spec, const 
   return procs;
 }
 
+// Which binary runs and where its gRPC came from (the bundle's lib/ on YARN): only this process
+// can tell, since it is not dumpable (others cannot read its /proc/<pid>/exe or maps).
+std::string DescribeSelf() {
+  auto self = SelfExecutable();
+  std::string grpc;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    size_t slash = line.find('/');
+    if (slash != std::string::npos && line.find("/libgrpc++", slash) != std::string::npos) {
+      grpc = line.substr(slash);
+      break;
+    }
+  }
+  return "executor exe=" + (self.ok() ? *self : "?") + " grpc=" + (grpc.empty() ? "?" : grpc);
+}
+
+// Tries a few times while the coordinator is unreachable; a refusal is final. False (and an error
+// in the log) when the coordinator never got the result.
+bool ReportResult(rpc::CoordinatorClient& client, const rpc::ReportResultRequest& req) {
+  Status s;
+  for (int attempt = 1; attempt <= kReportAttempts; ++attempt) {
+    s = client.ReportResult(req, kRpcTimeoutMs);
+    if (s.ok()) return true;
+    bool retry = s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded;
+    if (!retry) break;
+    TONY_LOG(kWarning) << "reporting the result (attempt " << attempt << "): " << s.ToString();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt));
+  }
+  TONY_LOG(kError) << "could not report the result: " << s.ToString();
+  return false;
+}
+
 int Fail(const std::string& message) {
   TONY_LOG(kError) << message;
   return 1;
@@ -353,6 +380,10 @@ int RunExecutor() {
   ::signal(SIGTERM, OnStopSignal);
   ::signal(SIGINT, OnStopSignal);
   ::signal(SIGPIPE, SIG_IGN);
+  // Whatever the user's processes leave behind, even outside their process group and session,
+  // becomes this process's child, to be killed when the task ends (KillDescendants below).
+  Status subreaper = BecomeChildSubreaper();
+  if (!subreaper.ok()) TONY_LOG(kWarning) << subreaper.ToString();
   auto id_or = ReadIdentity();
   if (!id_or.ok()) return Fail(id_or.status().message());
   const TaskIdentity id = std::move(id_or).value();
@@ -365,9 +396,7 @@ int RunExecutor() {
     // Bytes from the user's stderr: a proto3 string must be UTF-8 or the coordinator drops the
     // whole report.
     req.set_diagnostics(ToValidUtf8(diagnostics));
-    Status s = client.ReportResult(req, kRpcTimeoutMs);
-    if (!s.ok()) TONY_LOG(kWarning) << "could not report the result: " << s.ToString();
-    return s.ok();
+    return ReportResult(client, req);
   };
 
   Configuration conf;
@@ -381,8 +410,9 @@ int RunExecutor() {
   const RoleSpec* role = spec.FindRole(id.role);
   if (role == nullptr) return Fail("the job has no role " + id.role);
   TONY_LOG(kInfo) << "task " << id.Name() << " attempt " << id.attempt << " of job " << id.job_id;
+  TONY_LOG(kInfo) << DescribeSelf();
 
-  s = Localize();
+  s = Localize(id.log_dir);
   if (s.ok()) s = runtime::PrepareTask(spec, id.role);
   if (!s.ok()) {
     report(1, "localizing: " + s.message());
@@ -414,12 +444,13 @@ int RunExecutor() {
     return Fail(procs.status().message());
   }
   ChildResult result = Supervise(*procs, hb, spec.execution_timeout_ms);
+  KillDescendants();  // the task is over: nothing it started may outlive it
   TONY_LOG(kInfo) << "user process(es) exited with code " << result.exit_code
                   << (result.why.empty() ? "" : " (" + result.why + ")");
   std::string diagnostics = result.why;
   if (result.failed_local_rank >= 0) {
     const std::string& path = (*procs)[static_cast<size_t>(result.failed_local_rank)].stderr_path;
-    auto tail = TailLines(path, static_cast<size_t>(spec.error_message_max_depth));
+    auto tail = TailOfFile(path, static_cast<size_t>(spec.error_message_max_depth), kTailMaxBytes);
     if (!tail.empty()) {
       if (!diagnostics.empty()) diagnostics += "\n";
       diagnostics += "last lines of stderr (" + path + "):\n" + Join(tail, "\n");

@@ -1,14 +1,17 @@
 // Executor: the container side of a task (TonY's TaskExecutor), `tony executor`.
 //
 // In order: read the task's identity and the coordinator's address from the environment the
-// engine gave it; load the job's configuration; unpack the staged src and venv archives into the
-// working directory; reserve the task's port by binding it; register host:port; wait (long-poll)
-// for the cluster spec; build the framework's environment; release the port and start the user
-// command (`bash -c`) in a process group of its own with stdout/stderr in files; heartbeat while
-// it runs; forward SIGTERM/SIGINT to it (SIGKILL after a grace period); report the exit code with
-// the last lines of stderr; exit with the user process's exit code.
+// engine gave it, and the job secret from a pipe (local engine) or the container's credentials
+// (YARN; README, "The job secret"); load the job's configuration; unpack the staged src and venv
+// archives into the working directory (executor/localize.h); reserve the task's port by binding it;
+// register host:port; wait (long-poll) for the cluster spec; build the framework's environment;
+// release the port and start the user command (`bash -c`) in a process group of its own with
+// stdout/stderr in files; heartbeat while it runs; forward SIGTERM/SIGINT to it (SIGKILL after a
+// grace period); report the exit code with the last lines of stderr (capped in lines and bytes);
+// kill every descendant left (the executor is a child subreaper, so daemons that left the session
+// are found too); exit with the user process's exit code.
 //
-// If the coordinator stops answering heartbeats for max-missed-heartbeats intervals, the executor
+// If the coordinator answers no heartbeat for max-missed-heartbeats intervals, the executor
 // kills its user process and exits 1 (TonY #637/#638): a lost coordinator leaves nothing running.
 //
 // Single-threaded except for the heartbeat thread, which shares only atomics with the main one.

@@ -1,6 +1,6 @@
 // Hadoop token storage streams (docs/hadoop-ipc.md §3): the container's $HADOOP_TOKEN_FILE_LOCATION
 // and ContainerLaunchContextProto.tokens, in both formats (0 Writable, 1 protobuf). What parses
-// must survive a write and a read in either format unchanged.
+// must survive a write and a read in either format unchanged. Also a token's URL string.
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
@@ -27,6 +27,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const bool quiet = (google::protobuf::SetLogHandler(nullptr), true);
   (void)quiet;
   std::string_view in(reinterpret_cast<const char*>(data), size);
+
+  // A delegation token's urlString (WebHDFS GETDELEGATIONTOKEN): what decodes re-encodes to a
+  // string that decodes to the same token.
+  if (auto token = tony::hadoop::security::DecodeTokenUrlString(in); token.ok()) {
+    auto again = tony::hadoop::security::DecodeTokenUrlString(
+        tony::hadoop::security::EncodeTokenUrlString(*token));
+    FUZZ_CHECK(again.ok() && *again == *token);
+  }
 
   size_t pos = 0;
   int64_t value = 0;

@@ -1,6 +1,6 @@
 // The NameNode's WebHDFS replies (docs/hadoop-ipc.md §6): GETFILESTATUS's FileStatus (whose length
 // and modification time go into every LocalResource), MKDIRS/DELETE's boolean and the
-// RemoteException of an error, for any HTTP code.
+// RemoteException of an error, for any HTTP code; GETDELEGATIONTOKEN's Token.urlString.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,6 +14,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string body(reinterpret_cast<const char*>(data), size);
   (void)hdfs::ParseFileStatusReply(body, "WebHDFS GETFILESTATUS /fuzz");
   (void)hdfs::ParseBooleanReply(body, "WebHDFS DELETE /fuzz");
+  if (auto url = hdfs::ParseDelegationTokenReply(body, "WebHDFS GETDELEGATIONTOKEN"); url.ok()) {
+    FUZZ_CHECK(!url->empty() && url->size() <= size);
+  } else {
+    // The reply holds a secret: its error never quotes the body.
+    FUZZ_CHECK(size < 8 || url.status().message().find(body) == std::string::npos);
+  }
   for (long code : {200L, 307L, 403L, 404L, 500L}) {
     tony::Status s = hdfs::ErrorFromReply(code, body, "WebHDFS OPEN /fuzz");
     FUZZ_CHECK(!s.ok());

@@ -13,7 +13,8 @@ namespace {
 bool Same(const tony::engine::YarnResource& a, const tony::engine::YarnResource& b) {
   return a.name == b.name && a.file.scheme == b.file.scheme && a.file.host == b.file.host &&
          a.file.port == b.file.port && a.file.path == b.file.path && a.file.size == b.file.size &&
-         a.file.modification_time == b.file.modification_time && a.archive == b.archive;
+         a.file.modification_time == b.file.modification_time && a.archive == b.archive &&
+         a.roles == b.roles;
 }
 
 }  // namespace

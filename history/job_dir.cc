@@ -55,7 +55,8 @@ std::string JobPaths::TaskAttemptDir(const std::string& role, int index, int att
 }
 
 Status WriteAmInfo(const JobPaths& paths, const AmInfo& info) {
-  nlohmann::json j = {{"host", info.host}, {"port", info.port}, {"pid", info.pid}};
+  nlohmann::json j = {
+      {"host", info.host}, {"port", info.port}, {"pid", info.pid}, {"start_id", info.start_id}};
   return WriteFileAtomic(paths.AmInfo(), j.dump() + "\n");
 }
 
@@ -71,6 +72,10 @@ Result<AmInfo> ParseAmInfo(const std::string& text, const std::string& source) {
   if (auto host = j.find("host"); host != j.end()) {
     if (!host->is_string()) return Internal("malformed " + source + ": host is not a string");
     info.host = host->get<std::string>();
+  }
+  if (auto start = j.find("start_id"); start != j.end()) {
+    if (!start->is_string()) return Internal("malformed " + source + ": start_id is not a string");
+    info.start_id = start->get<std::string>();
   }
   for (auto [key, out] : {std::pair{"port", &info.port}, std::pair{"pid", &info.pid}}) {
     auto v = j.find(key);

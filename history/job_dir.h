@@ -3,12 +3,11 @@
 //
 //   $TONY_HOME (default ~/.tony)/jobs/<job id>/
 //     tony-final.xml   the configuration as run
-//     secret           the job's control-plane secret (0600)
-//     am.json          where the coordinator listens {host, port, pid}
+//     am.json          where the coordinator listens {host, port, pid, start_id}
 //     am.log           the coordinator's own log
 //     status.json      the latest job status (the RPC's JobStatus as JSON), final after the end
 //     events.jsonl     one line per state change, for history
-//     staging/         what the client staged (src archive, venv archive)
+//     staging/         what the client staged (src archive, venv archive, resources/<role>/)
 //     tasks/<role>-<index>/attempt-<n>/{stdout,stderr,executor.log,work/}
 #pragma once
 
@@ -33,12 +32,15 @@ struct JobPaths {
   explicit JobPaths(std::string dir) : root(std::move(dir)) {}
   std::string root;
   std::string FinalConf() const { return root + "/tony-final.xml"; }
-  std::string Secret() const { return root + "/secret"; }
   std::string AmInfo() const { return root + "/am.json"; }
   std::string AmLog() const { return root + "/am.log"; }
   std::string Status() const { return root + "/status.json"; }
   std::string Events() const { return root + "/events.jsonl"; }
   std::string Staging() const { return root + "/staging"; }
+  // Local engine: a role's tony.*.resources, staged for its tasks' working directories.
+  std::string Resources(const std::string& role) const {
+    return root + "/staging/resources/" + role;
+  }
   std::string TaskAttemptDir(const std::string& role, int index, int attempt) const;
 };
 
@@ -46,6 +48,9 @@ struct AmInfo {
   std::string host;
   int port = 0;
   int pid = 0;
+  // The coordinator's ProcessStartId (common/process.h): `tony status` tells a dead coordinator
+  // from a live one, even when its pid was reused. Empty in am.json files of older versions.
+  std::string start_id;
   std::string Address() const { return host + ":" + std::to_string(port); }
 };
 

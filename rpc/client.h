@@ -16,6 +16,13 @@
 namespace tony::rpc {
 
 inline constexpr char kSecretMetadataKey[] = "x-tony-secret";
+// Both ends set gRPC's message limits to this, explicitly (gRPC's default receive limit is 4 MiB):
+// a status of a 10,000-task job fits; task output in a message is capped far below it (the
+// executor's stderr tail is 8 KiB).
+inline constexpr int kMaxMessageBytes = 64 * 1024 * 1024;
+// On YARN the secret travels as this secret key of the container's credentials (the
+// ContainerLaunchContext's tokens), never in its environment or command line.
+inline constexpr char kJobSecretAlias[] = "tony.job.secret";
 
 // True when the call carries `secret` (compared in constant time).
 bool CallHasSecret(const grpc::ServerContextBase& context, const std::string& secret);

@@ -11,6 +11,7 @@ packages=(
   clang-format clang-tidy clang-14 libclang-rt-14-dev
   python3 python3-torch python3-numpy python3-pytest
   maven openjdk-17-jdk-headless
+  krb5-kdc krb5-admin-server krb5-user libkrb5-dev
 )
 
 missing=()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs what is needed, checks formatting, builds
 # tony twice (release, and ASan+UBSan), fuzzes each decoder briefly (scripts/fuzz.sh), and runs
-# every CTest tier: unit, local, frameworks, yarn.
+# every CTest tier: unit, local, frameworks, yarn, secure.
 # Usage: scripts/test.sh [ctest args...]   e.g. scripts/test.sh -L unit
 set -euo pipefail
 cd "$(dirname "$0")/.."

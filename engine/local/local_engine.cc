@@ -5,15 +5,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
+#include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "common/strings.h"
 
 namespace tony::engine {
 namespace {
+
+// At shutdown an executor that has just reported its result is exiting by itself: this long, at
+// most, the executors together may finish (their last log lines) before their sessions are
+// killed.
+constexpr int kExitWaitMs = 200;
 
 int64_t DetectMemoryMb() {
   std::ifstream in("/proc/meminfo");
@@ -68,12 +75,10 @@ MachineCapacity DetectCapacity(const JobSpec& spec) {
 
 Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
   int64_t memory = 0;
-  int64_t vcores = 0;
   int64_t gpus = 0;
   std::vector<std::string> gpu_roles;
   for (const auto& r : spec.roles) {
     memory += r.memory_mb * r.instances;
-    vcores += static_cast<int64_t>(r.vcores) * r.instances;
     gpus += static_cast<int64_t>(r.gpus) * r.instances;
     if (r.gpus > 0) gpu_roles.push_back("tony." + r.name + ".gpus=" + std::to_string(r.gpus));
   }
@@ -84,14 +89,6 @@ Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
         "x tony.<role>.instances) but this machine has " +
         std::to_string(capacity.memory_mb) +
         " MB; lower tony.<role>.memory, or set tony.local.memory to allow more");
-  }
-  if (vcores > capacity.vcores) {
-    return ResourceExhausted(
-        "the job asks for " + Plural(vcores, "vcore") +
-        " in all (tony.<role>.vcores x "
-        "tony.<role>.instances) but this machine has " +
-        Plural(capacity.vcores, "core") +
-        "; lower the instances, or set tony.local.vcores to oversubscribe the CPUs on purpose");
   }
   if (gpus > 0 && capacity.gpu_ids.empty()) {
     return ResourceExhausted("the job asks for GPUs (" + Join(gpu_roles, ", ") +
@@ -105,6 +102,18 @@ Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
   return Status::Ok();
 }
 
+std::optional<std::string> OversubscriptionWarning(const JobSpec& spec,
+                                                   const MachineCapacity& capacity) {
+  int64_t vcores = 0;
+  for (const auto& r : spec.roles) vcores += static_cast<int64_t>(r.vcores) * r.instances;
+  if (vcores <= capacity.vcores) return std::nullopt;
+  return "the job asks for " + Plural(vcores, "vcore") +
+         " in all (tony.<role>.vcores x tony.<role>.instances) but this machine has " +
+         Plural(capacity.vcores, "core") +
+         ": the tasks share the CPUs (set tony.local.vcores=" + std::to_string(vcores) +
+         " to say that is intended)";
+}
+
 LocalEngine::LocalEngine(asio::io_context& io, std::vector<int> gpu_ids)
     : io_(io), free_gpus_(std::move(gpu_ids)), sigchld_(io, SIGCHLD) {}
 
@@ -113,6 +122,10 @@ LocalEngine::~LocalEngine() { KillAll(); }
 Status LocalEngine::Start(EngineListener* listener, const CoordinatorAddress& coordinator) {
   listener_ = listener;
   host_ = coordinator.host;
+  // What an executor killed outright leaves behind (its user processes' daemons) is reparented
+  // here rather than to init, and killed in Shutdown().
+  Status s = BecomeChildSubreaper();
+  if (!s.ok()) TONY_LOG(kWarning) << s.ToString();
   WaitForChildSignal();
   return Status::Ok();
 }
@@ -170,6 +183,9 @@ Status LocalEngine::Launch(const LaunchSpec& spec) {
   }
   SpawnOptions options;
   options.argv = spec.argv;
+  // Only for `ps` and tests: tony's processes are not dumpable, so their environment cannot tell
+  // which task an executor runs; its command line can.
+  options.argv.insert(options.argv.end(), {"--log-dir", spec.log_dir});
   options.env = spec.env;
   for (auto& [k, v] : GpuEnv(spec.container_id)) options.env[k] = v;
   options.cwd = work_dir;
@@ -177,6 +193,8 @@ Status LocalEngine::Launch(const LaunchSpec& spec) {
   options.stderr_path = options.stdout_path;
   options.group = ProcessGroupMode::kNewSession;
   options.parent_death_signal = SIGTERM;
+  options.stdin_data = spec.secret + "\n";
+  options.env[kSecretFdEnv] = "0";
   auto pid = Spawn(options);
   if (!pid.ok()) return pid.status().WithContext("launching " + spec.container_id);
   it->second.pid = *pid;
@@ -244,13 +262,19 @@ void LocalEngine::KillAll() {
   shut_down_ = true;
   // The coordinator has already asked every task to stop and waited out the grace period, so
   // whatever is left is killed outright, session by session.
+  const int64_t give_up_ms = SystemClock().MonotonicMs() + kExitWaitMs;
   for (auto& [id, c] : containers_) {
     if (c.pid <= 0) continue;
+    // Waiting on the exit itself, rather than killing at once, spares KillSession's 20 ms rescan
+    // of a session whose executor was about to leave it; the job's end waits for this.
+    int64_t left_ms = std::max<int64_t>(0, give_up_ms - SystemClock().MonotonicMs());
+    bool exited = AwaitChildExit(c.pid, static_cast<int>(left_ms)).has_value();
     KillSession(c.pid);
     int st = 0;
-    ::waitpid(c.pid, &st, 0);
+    if (!exited) ::waitpid(c.pid, &st, 0);
   }
   containers_.clear();
+  KillDescendants();
   sigchld_.cancel();
 }
 

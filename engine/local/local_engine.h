@@ -7,7 +7,8 @@
 // (checked by scanning /proc, not by trusting the executor).
 //
 // GPUs: tasks that ask for tony.<role>.gpus get distinct GPU indices through
-// CUDA_VISIBLE_DEVICES. Capacity (memory, vcores, GPUs) is checked before the job starts.
+// CUDA_VISIBLE_DEVICES. Capacity (memory, GPUs) is checked before the job starts; more vcores
+// than cores runs, with a warning.
 //
 // Threading: owned by and called on the coordinator's asio loop.
 #pragma once
@@ -17,6 +18,7 @@
 #include <asio.hpp>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +37,14 @@ struct MachineCapacity {
 // The keys tony.local.memory / tony.local.vcores, when set, replace the detected values.
 MachineCapacity DetectCapacity(const JobSpec& spec);
 
-// Refuses a job that cannot fit on this machine, naming the resource, the keys and both numbers.
+// Refuses a job that cannot work on this machine (memory beyond it, GPUs it lacks), naming the
+// resource, the keys and both numbers. CPUs are not refused: see OversubscriptionWarning.
 Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity);
+
+// More vcores than cores still runs (the job file meant for a cluster runs on a laptop, its
+// tasks sharing the CPUs): the one-line warning that says so with both numbers, or nullopt.
+std::optional<std::string> OversubscriptionWarning(const JobSpec& spec,
+                                                   const MachineCapacity& capacity);
 
 class LocalEngine final : public Engine {
  public:

@@ -1,10 +1,13 @@
 #include "engine/yarn/yarn_engine.h"
 
+#include <algorithm>
 #include <set>
 
 #include "common/log.h"
 #include "common/strings.h"
 #include "hadoop/yarn/cluster_conf.h"
+#include "history/job_dir.h"
+#include "rpc/client.h"
 
 namespace tony::engine {
 namespace {
@@ -175,6 +178,7 @@ std::optional<hadoop::security::Token> YarnEngine::NmTokenFor(const Container& c
 pb::ContainerLaunchContextProto YarnEngine::BuildLaunchContext(const LaunchSpec& spec) const {
   pb::ContainerLaunchContextProto ctx;
   for (const auto& r : options_.resources) {
+    if (!r.ForRole(spec.role)) continue;
     hadoop::yarn::AddLocalResource(
         &ctx, r.name, hadoop::yarn::MakeLocalResource(r.file, r.archive ? pb::ARCHIVE : pb::FILE));
   }
@@ -194,6 +198,13 @@ pb::ContainerLaunchContextProto YarnEngine::BuildLaunchContext(const LaunchSpec&
       hadoop::yarn::AddDockerRuntime(&ctx, role->docker_image, spec_.docker_mounts);
     }
   }
+  // The job secret as a secret key of the container's credentials, beside the HDFS tokens the
+  // client obtained for the tasks: the NM writes them to the container's
+  // $HADOOP_TOKEN_FILE_LOCATION only, while the environment goes into launch_container.sh, which
+  // the NM copies into the container's log dir (README).
+  hadoop::security::Credentials credentials = options_.task_tokens;
+  credentials.AddSecret(rpc::kJobSecretAlias, spec.secret);
+  hadoop::yarn::SetTokens(&ctx, credentials);
   // Paths inside the task's own container (§5: the NM expands <LOG_DIR> and {{PWD}}).
   hadoop::yarn::AddEnvironment(&ctx, "TONY_LOG_DIR", "<LOG_DIR>");
   hadoop::yarn::AddEnvironment(&ctx, "TONY_JOB_DIR", "{{PWD}}");

@@ -42,6 +42,10 @@ struct YarnEngineOptions {
   hadoop::ipc::FailoverPolicy rm_failover;
   hadoop::security::Token am_rm_token;
   std::vector<YarnResource> resources;
+  // On a Kerberized cluster: the HDFS delegation tokens the client got, for every task's launch
+  // context (its NM localizes from HDFS with them; the task finds them in
+  // $HADOOP_TOKEN_FILE_LOCATION). Never the AMRMToken.
+  hadoop::security::Credentials task_tokens;
   // Called once the AM has unregistered: the application is over, no attempt follows, so what it
   // staged can go (the client may be gone).
   std::function<void()> after_unregister;

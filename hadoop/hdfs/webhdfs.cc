@@ -51,10 +51,20 @@ size_t ReadBody(char* buf, size_t size, size_t n, void* in) {
   return len;
 }
 
+// A URL for messages: the value of a delegation= parameter is a secret.
+std::string RedactUrl(const std::string& url) {
+  size_t at = url.find("delegation=");
+  if (at == std::string::npos) return url;
+  size_t end = url.find('&', at);
+  return url.substr(0, at) + "delegation=<redacted>" +
+         (end == std::string::npos ? "" : url.substr(end));
+}
+
 // One HTTP exchange; redirects are returned, not followed (CREATE must send its bytes only to
 // the DataNode, §6).
+// `negotiate`: answer the NameNode's 401 with SPNEGO (libcurl's GSS-API Negotiate).
 Result<Reply> Exchange(const std::string& method, const std::string& url, Body* body,
-                       int64_t body_size) {
+                       int64_t body_size, bool negotiate = false) {
   GlobalInit();
   std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
   if (!curl) return Internal("curl_easy_init failed");
@@ -66,6 +76,10 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
   curl_easy_setopt(c, CURLOPT_TIMEOUT, 600L);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply.body);
+  if (negotiate) {
+    curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_NEGOTIATE);
+    curl_easy_setopt(c, CURLOPT_USERPWD, ":");  // the user comes from the Kerberos ticket
+  }
   curl_slist* headers = curl_slist_append(nullptr, "Expect:");
   if (method == "PUT") {
     headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
@@ -81,7 +95,7 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
   CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(headers);
   if (rc != CURLE_OK) {
-    return Unavailable("WebHDFS " + method + " " + url + ": " + curl_easy_strerror(rc));
+    return Unavailable("WebHDFS " + method + " " + RedactUrl(url) + ": " + curl_easy_strerror(rc));
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply.code);
   char* location = nullptr;
@@ -132,13 +146,14 @@ std::string Escape(const std::string& path) {
 // that cannot be reached or answers as the standby is skipped (each tried once).
 Result<Reply> NameNodeExchange(const std::vector<std::string>& namenodes,
                                std::atomic<size_t>& active, const std::string& method,
-                               const std::function<std::string(const std::string&)>& url) {
+                               const std::function<std::string(const std::string&)>& url,
+                               bool negotiate) {
   if (namenodes.empty()) return FailedPrecondition("WebHDFS: no NameNode HTTP address");
   size_t first = active.load() % namenodes.size();
   Status last;
   for (size_t i = 0; i < namenodes.size(); ++i) {
     size_t index = (first + i) % namenodes.size();
-    auto r = Exchange(method, url(namenodes[index]), nullptr, 0);
+    auto r = Exchange(method, url(namenodes[index]), nullptr, 0, negotiate);
     if (r.ok() && !IsStandbyReply(r->code, r->body)) {
       if (index != first) {
         TONY_LOG(kInfo) << "WebHDFS: the active NameNode is " << namenodes[index];
@@ -214,6 +229,29 @@ Result<bool> ParseBooleanReply(const std::string& body, const std::string& what)
   return b->get<bool>();
 }
 
+Result<std::string> ParseDelegationTokenReply(const std::string& body, const std::string& what) {
+  auto j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const Json* token = j.is_object() ? Field(j, "Token") : nullptr;
+  const Json* url = token != nullptr && token->is_object() ? Field(*token, "urlString") : nullptr;
+  if (url == nullptr || !url->is_string() || url->get<std::string>().empty()) {
+    return Internal(what + ": the reply has no Token.urlString (" + std::to_string(body.size()) +
+                    " bytes)");
+  }
+  return url->get<std::string>();
+}
+
+Result<std::string> WebHdfs::GetDelegationToken(const std::string& renewer) {
+  std::string what = "WebHDFS GETDELEGATIONTOKEN";
+  TONY_ASSIGN_OR_RETURN(
+      Reply r,
+      NameNodeExchange(
+          namenodes_, active_, "GET",
+          [&](auto& nn) { return Url(nn, "/", "op=GETDELEGATIONTOKEN&renewer=" + renewer); },
+          spnego_));
+  if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
+  return ParseDelegationTokenReply(r.body, what);
+}
+
 Result<std::string> HttpGet(const std::string& url) {
   TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", url, nullptr, 0));
   if (r.code != 200) {
@@ -228,15 +266,22 @@ WebHdfs::WebHdfs(std::string http_addresses, std::string user)
 
 std::string WebHdfs::Url(const std::string& namenode, const std::string& path,
                          const std::string& op_and_params) const {
-  return "http://" + namenode + "/webhdfs/v1" + Escape(path) + "?" + op_and_params +
-         "&user.name=" + user_;
+  std::string auth;
+  if (!delegation_.empty()) {
+    auth = "&delegation=" + delegation_;
+  } else if (!spnego_) {
+    auth = "&user.name=" + user_;
+  }
+  return "http://" + namenode + "/webhdfs/v1" + Escape(path) + "?" + op_and_params + auth;
 }
 
 Status WebHdfs::Mkdirs(const std::string& path, const std::string& permission) {
   std::string what = "WebHDFS MKDIRS " + path;
-  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(namenodes_, active_, "PUT", [&](auto& nn) {
-                          return Url(nn, path, "op=MKDIRS&permission=" + permission);
-                        }));
+  TONY_ASSIGN_OR_RETURN(
+      Reply r,
+      NameNodeExchange(
+          namenodes_, active_, "PUT",
+          [&](auto& nn) { return Url(nn, path, "op=MKDIRS&permission=" + permission); }, spnego_));
   if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   TONY_ASSIGN_OR_RETURN(bool made, ParseBooleanReply(r.body, what));
   if (!made) return Internal(what + ": the NameNode answered false");
@@ -257,9 +302,13 @@ Status WebHdfs::CreateImpl(const std::string& path, const std::string* data,
                            const std::string* local_path, const std::string& permission) {
   std::string what = "WebHDFS CREATE " + path;
   // Step 1: the NameNode names a DataNode (§6).
-  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(namenodes_, active_, "PUT", [&](auto& nn) {
-                          return Url(nn, path, "op=CREATE&overwrite=true&permission=" + permission);
-                        }));
+  TONY_ASSIGN_OR_RETURN(
+      Reply r, NameNodeExchange(
+                   namenodes_, active_, "PUT",
+                   [&](auto& nn) {
+                     return Url(nn, path, "op=CREATE&overwrite=true&permission=" + permission);
+                   },
+                   spnego_));
   if (r.code != 307 || r.location.empty()) return ErrorFromReply(r.code, r.body, what);
   // Step 2: the bytes go to the DataNode.
   Body body;
@@ -283,18 +332,19 @@ Status WebHdfs::CreateImpl(const std::string& path, const std::string* data,
 
 Result<FileStatus> WebHdfs::GetFileStatus(const std::string& path) {
   std::string what = "WebHDFS GETFILESTATUS " + path;
-  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(namenodes_, active_, "GET", [&](auto& nn) {
-                          return Url(nn, path, "op=GETFILESTATUS");
-                        }));
+  TONY_ASSIGN_OR_RETURN(Reply r,
+                        NameNodeExchange(
+                            namenodes_, active_, "GET",
+                            [&](auto& nn) { return Url(nn, path, "op=GETFILESTATUS"); }, spnego_));
   if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   return ParseFileStatusReply(r.body, what);
 }
 
 Result<std::string> WebHdfs::Open(const std::string& path) {
   std::string what = "WebHDFS OPEN " + path;
-  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(namenodes_, active_, "GET", [&](auto& nn) {
-                          return Url(nn, path, "op=OPEN");
-                        }));
+  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(
+                                     namenodes_, active_, "GET",
+                                     [&](auto& nn) { return Url(nn, path, "op=OPEN"); }, spnego_));
   if (r.code == 307 && !r.location.empty()) {
     TONY_ASSIGN_OR_RETURN(r, Exchange("GET", r.location, nullptr, 0));
   }
@@ -304,10 +354,14 @@ Result<std::string> WebHdfs::Open(const std::string& path) {
 
 Result<bool> WebHdfs::Delete(const std::string& path, bool recursive) {
   std::string what = "WebHDFS DELETE " + path;
-  TONY_ASSIGN_OR_RETURN(
-      Reply r, NameNodeExchange(namenodes_, active_, "DELETE", [&](auto& nn) {
-        return Url(nn, path, std::string("op=DELETE&recursive=") + (recursive ? "true" : "false"));
-      }));
+  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(
+                                     namenodes_, active_, "DELETE",
+                                     [&](auto& nn) {
+                                       return Url(nn, path,
+                                                  std::string("op=DELETE&recursive=") +
+                                                      (recursive ? "true" : "false"));
+                                     },
+                                     spnego_));
   if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   return ParseBooleanReply(r.body, what);
 }

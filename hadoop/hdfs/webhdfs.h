@@ -1,9 +1,13 @@
 // WebHDFS client over libcurl (docs/hadoop-ipc.md §6): what tony needs to stage a job.
 //
 // Base URL http://<dfs.namenode.http-address>/webhdfs/v1<path>?op=...&user.name=<user>; on an
-// insecure cluster the user is whatever user.name says. CREATE and OPEN are two steps: the
+// insecure cluster the user is whatever user.name says. On a Kerberized cluster the NameNode
+// takes SPNEGO (libcurl's Negotiate with the ticket cache's Kerberos ticket, UseSpnego) or a
+// delegation token (delegation=<urlString>, UseDelegationToken) instead (docs/hadoop-ipc.md,
+// WebHDFS). CREATE and OPEN are two steps: the
 // NameNode redirects (307) to a DataNode, which takes or serves the bytes.
-// Thread-safety: each call uses its own curl handle; an instance may be shared.
+// Thread-safety: each call uses its own curl handle; an instance may be shared once its
+// authentication is set.
 #pragma once
 
 #include <atomic>
@@ -35,6 +39,10 @@ Result<bool> ParseBooleanReply(const std::string& body, const std::string& what)
 // message when the body is {"RemoteException": {"exception", "javaClassName", "message"}}.
 Status ErrorFromReply(long http_code, const std::string& body, const std::string& what);
 
+// The "urlString" of a 200 GETDELEGATIONTOKEN reply: {"Token": {"urlString": "..."}}. Errors
+// never quote the body: it holds a secret.
+Result<std::string> ParseDelegationTokenReply(const std::string& body, const std::string& what);
+
 // A plain HTTP GET (e.g. a NodeManager's container log web service): the body on 200, else an
 // error with the status code and the start of the body.
 Result<std::string> HttpGet(const std::string& url);
@@ -62,6 +70,15 @@ class WebHdfs {
   // True when something was deleted; false when the path did not exist.
   Result<bool> Delete(const std::string& path, bool recursive = true);
 
+  // Authenticate with SPNEGO from now on (the Kerberos ticket in $KRB5CCNAME or the default
+  // cache), sending no user.name; or with a delegation token's urlString.
+  void UseSpnego() { spnego_ = true; }
+  void UseDelegationToken(std::string url_string) { delegation_ = std::move(url_string); }
+
+  // GETDELEGATIONTOKEN: a new HDFS delegation token (its urlString) that `renewer` (the short
+  // name of the ResourceManager's principal, Hadoop's Master.getMasterPrincipal) may renew.
+  Result<std::string> GetDelegationToken(const std::string& renewer);
+
   const std::string& user() const { return user_; }
 
  private:
@@ -71,6 +88,8 @@ class WebHdfs {
                     const std::string& permission);
   std::vector<std::string> namenodes_;
   std::string user_;
+  bool spnego_ = false;
+  std::string delegation_;
   std::atomic<size_t> active_{0};  // index into namenodes_
 };
 

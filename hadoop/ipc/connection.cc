@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <future>
 
@@ -13,6 +14,7 @@
 #include "RpcHeader.pb.h"
 #include "common/log.h"
 #include "hadoop/ipc/digest_md5.h"
+#include "hadoop/ipc/sasl_gssapi.h"
 #include "hadoop/ipc/socket.h"
 #include "hadoop/ipc/wire.h"
 
@@ -21,7 +23,6 @@ namespace {
 
 using ::hadoop::common::RpcResponseHeaderProto;
 using ::hadoop::common::RpcSaslProto;
-using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::seconds kHandshakeTimeout{30};
 
@@ -54,6 +55,11 @@ Result<std::unique_ptr<Connection>> Connection::Open(ConnectionOptions options) 
   if (options.user.empty()) options.user = DefaultUserName();
   if (options.auth == AuthMethod::kToken && !options.token) {
     return InvalidArgument("TOKEN authentication to " + options.host + " needs a token");
+  }
+  if (options.auth == AuthMethod::kKerberos &&
+      (!options.kerberos || options.server_principal.empty())) {
+    return InvalidArgument("Kerberos authentication to " + options.host +
+                           " needs a login and the server's principal");
   }
   std::string where = options.host + ":" + std::to_string(options.port);
   TONY_ASSIGN_OR_RETURN(int fd, ConnectTcp(options.host, options.port, options.connect_timeout));
@@ -92,7 +98,27 @@ void Connection::Close() {
 
 Status Connection::SendFrame(std::string_view frame) {
   std::lock_guard<std::mutex> lock(write_mu_);
-  return WriteAll(fd_, frame);
+  if (!layer_) return WriteAll(fd_, frame);
+  // §1.9 step 6: the whole frame, length included, in WRAP messages no larger than the server
+  // accepts; its reader reassembles frames across them.
+  const size_t chunk = std::max<size_t>(1, layer_->max_wrap_input());
+  for (size_t pos = 0; pos < frame.size(); pos += chunk) {
+    TONY_ASSIGN_OR_RETURN(std::string token, layer_->Wrap(frame.substr(pos, chunk)));
+    TONY_RETURN_IF_ERROR(WriteAll(fd_, BuildWrapFrame(token)));
+  }
+  return Status::Ok();
+}
+
+Result<std::string> Connection::ReadInboundFrame() {
+  if (!layer_) return ReadFrameBody(std::nullopt);
+  while (true) {
+    TONY_ASSIGN_OR_RETURN(std::optional<std::string> frame, unwrapped_.Next());
+    if (frame) return std::move(*frame);
+    TONY_ASSIGN_OR_RETURN(std::string body, ReadFrameBody(std::nullopt));
+    TONY_ASSIGN_OR_RETURN(std::string token, ParseWrapReply(body));
+    TONY_ASSIGN_OR_RETURN(std::string plain, layer_->Unwrap(token));
+    unwrapped_.Append(plain);
+  }
 }
 
 Result<std::string> Connection::ReadFrameBody(Deadline deadline) {
@@ -105,28 +131,31 @@ Result<std::string> Connection::ReadFrameBody(Deadline deadline) {
 }
 
 Status Connection::Handshake() {
-  bool sasl = options_.auth == AuthMethod::kToken;
-  // §1.1: preamble; §1.9: SASL only when we authenticate with a token.
+  bool sasl = options_.auth != AuthMethod::kSimple;
+  // §1.1: preamble; §1.9: SASL for TOKEN and KERBEROS.
   TONY_RETURN_IF_ERROR(SendFrame(Preamble(sasl ? AuthProtocol::kSasl : AuthProtocol::kNone)));
   bool simple = !sasl;
   if (sasl) TONY_RETURN_IF_ERROR(SaslHandshake(&simple));
   return SendConnectionContext(simple);
 }
 
+Status Connection::SendSasl(const RpcSaslProto& message) {
+  auto header = MakeRequestHeader(kSaslCallId, -1, "");  // §1.8: empty clientId
+  return SendFrame(BuildFrame({&header, &message}));
+}
+
+// The next SASL reply; a FATAL header (call id −1) is an authentication failure.
+Result<RpcSaslProto> Connection::ReceiveSasl(Clock::time_point deadline) {
+  TONY_ASSIGN_OR_RETURN(std::string body, ReadFrameBody(deadline));
+  return ParseSaslReply(body);
+}
+
 Status Connection::SaslHandshake(bool* use_simple) {
   auto deadline = Clock::now() + kHandshakeTimeout;
-  auto header = MakeRequestHeader(kSaslCallId, -1, "");  // §1.8: empty clientId
-  auto send = [&](const RpcSaslProto& msg) { return SendFrame(BuildFrame({&header, &msg})); };
-  // Reads the next SASL reply; a FATAL header (call id −1) is an authentication failure.
-  auto receive = [&]() -> Result<RpcSaslProto> {
-    TONY_ASSIGN_OR_RETURN(std::string body, ReadFrameBody(deadline));
-    return ParseSaslReply(body);
-  };
-
   RpcSaslProto negotiate;
   negotiate.set_state(RpcSaslProto::NEGOTIATE);  // §1.9 step 1
-  TONY_RETURN_IF_ERROR(send(negotiate));
-  TONY_ASSIGN_OR_RETURN(RpcSaslProto offer, receive());
+  TONY_RETURN_IF_ERROR(SendSasl(negotiate));
+  TONY_ASSIGN_OR_RETURN(RpcSaslProto offer, ReceiveSasl(deadline));
   if (offer.state() == RpcSaslProto::SUCCESS) {  // §1.9 step 2: a SIMPLE-only server
     *use_simple = true;
     return Status::Ok();
@@ -134,11 +163,16 @@ Status Connection::SaslHandshake(bool* use_simple) {
   if (offer.state() != RpcSaslProto::NEGOTIATE) {
     return Internal("SASL: expected NEGOTIATE, got " + SaslStateName(offer.state()));
   }
+  if (options_.auth == AuthMethod::kKerberos) return GssapiHandshake(offer, deadline);
+  return DigestHandshake(offer, deadline);
+}
+
+Status Connection::DigestHandshake(const RpcSaslProto& offer, Clock::time_point deadline) {
   TONY_ASSIGN_OR_RETURN(const RpcSaslProto::SaslAuth* chosen, FindTokenDigestAuth(offer));
   // §2.2: user name and password are the base64 of the token's identifier and password.
   DigestMd5Client digest(Base64Encode(options_.token->identifier),
                          Base64Encode(options_.token->password), chosen->protocol(),
-                         chosen->serverid());
+                         chosen->serverid(), options_.protection);
   // §1.9 step 2: the TOKEN entry already carries the first challenge.
   TONY_ASSIGN_OR_RETURN(std::string answer, digest.EvaluateChallenge(chosen->challenge()));
   RpcSaslProto initiate;
@@ -147,10 +181,10 @@ Status Connection::SaslHandshake(bool* use_simple) {
   *auth = *chosen;
   auth->clear_challenge();  // §1.9 step 3: the server compares the entry without it
   initiate.set_token(answer);
-  TONY_RETURN_IF_ERROR(send(initiate));
+  TONY_RETURN_IF_ERROR(SendSasl(initiate));
 
   while (true) {
-    Result<RpcSaslProto> next = receive();
+    Result<RpcSaslProto> next = ReceiveSasl(deadline);
     if (!next.ok() && next.status().code() == StatusCode::kUnavailable) {
       // A server that cannot make sense of the token identifier drops the connection without a
       // FATAL reply; reconnecting with the same token would not help.
@@ -161,7 +195,9 @@ Status Connection::SaslHandshake(bool* use_simple) {
     if (!next.ok()) return next.status();
     RpcSaslProto reply = std::move(next).value();
     if (reply.state() == RpcSaslProto::SUCCESS) {
-      return digest.VerifyServerFinal(reply.token());  // §1.9 step 5
+      TONY_RETURN_IF_ERROR(digest.VerifyServerFinal(reply.token()));  // §1.9 step 5
+      TONY_ASSIGN_OR_RETURN(layer_, digest.TakeSecurityLayer());
+      return Status::Ok();
     }
     if (reply.state() != RpcSaslProto::CHALLENGE) {
       return Internal("SASL: unexpected " + SaslStateName(reply.state()));
@@ -171,7 +207,58 @@ Status Connection::SaslHandshake(bool* use_simple) {
     RpcSaslProto response;
     response.set_state(RpcSaslProto::RESPONSE);
     response.set_token(more);
-    TONY_RETURN_IF_ERROR(send(response));
+    TONY_RETURN_IF_ERROR(SendSasl(response));
+  }
+}
+
+Status Connection::GssapiHandshake(const RpcSaslProto& offer, Clock::time_point deadline) {
+  const RpcSaslProto::SaslAuth* chosen = nullptr;
+  std::string offered;
+  for (const auto& auth : offer.auths()) {
+    if (auth.method() == "KERBEROS" && auth.mechanism() == "GSSAPI") chosen = &auth;
+    offered += (offered.empty() ? "" : ", ") + auth.method() + "/" + auth.mechanism();
+  }
+  if (chosen == nullptr) {
+    return Unauthenticated("SASL: the server offers [" + offered +
+                           "], not KERBEROS/GSSAPI (is hadoop.security.authentication=kerberos "
+                           "on the cluster?)");
+  }
+  // §1.9 step 2: the entry names the server's principal as protocol/serverId; it must be the one
+  // we were told to expect, or a man in the middle could pick its own.
+  std::string advertised = chosen->protocol() + "/" + chosen->serverid();
+  if (advertised != PrincipalWithoutRealm(options_.server_principal)) {
+    return Unauthenticated("SASL: the server says it is " + advertised +
+                           ", but the configured server principal is '" +
+                           options_.server_principal + "'");
+  }
+  GssapiSaslClient gss(options_.kerberos, options_.server_principal, options_.protection);
+  TONY_ASSIGN_OR_RETURN(std::string first, gss.Start());
+  RpcSaslProto initiate;
+  initiate.set_state(RpcSaslProto::INITIATE);
+  auto* auth = initiate.add_auths();
+  *auth = *chosen;
+  auth->clear_challenge();
+  initiate.set_token(first);
+  TONY_RETURN_IF_ERROR(SendSasl(initiate));
+  while (true) {
+    TONY_ASSIGN_OR_RETURN(RpcSaslProto reply, ReceiveSasl(deadline));
+    if (reply.state() == RpcSaslProto::SUCCESS) {
+      if (!gss.complete()) {
+        return Unauthenticated("SASL GSSAPI: the server ended before a security layer was chosen");
+      }
+      layer_ = gss.TakeSecurityLayer();
+      TONY_LOG(kDebug) << "IPC: Kerberos authentication as " << options_.kerberos->principal()
+                       << ", protection " << QopName(gss.qop());
+      return Status::Ok();
+    }
+    if (reply.state() != RpcSaslProto::CHALLENGE) {
+      return Internal("SASL: unexpected " + SaslStateName(reply.state()));
+    }
+    TONY_ASSIGN_OR_RETURN(std::string answer, gss.EvaluateChallenge(reply.token()));
+    RpcSaslProto response;
+    response.set_state(RpcSaslProto::RESPONSE);
+    response.set_token(answer);
+    TONY_RETURN_IF_ERROR(SendSasl(response));
   }
 }
 
@@ -182,6 +269,9 @@ Status Connection::SendConnectionContext(bool simple) {
   context.set_protocol(options_.protocol);
   auto* user_info = context.mutable_userinfo();  // always present; empty for TOKEN (§1.6)
   if (simple) user_info->set_effectiveuser(options_.user);
+  if (!simple && options_.auth == AuthMethod::kKerberos) {
+    user_info->set_effectiveuser(options_.kerberos->principal());  // §1.6: the full principal
+  }
   return SendFrame(BuildFrame({&header, &context}));
 }
 
@@ -257,7 +347,7 @@ Status Connection::Call(std::string_view method, const google::protobuf::Message
 
 void Connection::ReaderLoop() {
   while (true) {
-    Result<std::string> body = ReadFrameBody(std::nullopt);
+    Result<std::string> body = ReadInboundFrame();
     if (!body.ok()) {
       FailAll(body.status());
       return;

@@ -1,7 +1,9 @@
 // One Hadoop IPC connection to one server for one protocol (docs/hadoop-ipc.md §1).
 //
-// Open() connects, sends the preamble, runs SASL when asked for TOKEN auth (§1.9, §2.2), and
-// sends the connection context (§1.6). After that any number of threads may call Call() or
+// Open() connects, sends the preamble, runs SASL when asked for TOKEN auth (§1.9, §2.2) or
+// KERBEROS auth (SASL GSSAPI, sasl_gssapi.h), and sends the connection context (§1.6). When the
+// negotiated protection is integrity or privacy, every later frame both ways travels wrapped in
+// SASL WRAP messages (sasl_layer.h). After that any number of threads may call Call() or
 // AsyncCall() at once: calls are multiplexed on the one socket and a reader thread matches
 // replies to calls by call id (§1.2), so replies may arrive in any order.
 //
@@ -24,19 +26,26 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "common/status.h"
+#include "hadoop/ipc/sasl_layer.h"
 #include "hadoop/security/credentials.h"
+#include "hadoop/security/kerberos.h"
 
 namespace google::protobuf {
 class MessageLite;
+}
+namespace hadoop::common {
+class RpcSaslProto;
 }
 
 namespace tony::hadoop::ipc {
 
 enum class AuthMethod {
-  kSimple,  // preamble NONE, user name in the connection context (§2.1)
-  kToken,   // preamble SASL, TOKEN / DIGEST-MD5 with `token` (§1.9, §2.2)
+  kSimple,    // preamble NONE, user name in the connection context (§2.1)
+  kToken,     // preamble SASL, TOKEN / DIGEST-MD5 with `token` (§1.9, §2.2)
+  kKerberos,  // preamble SASL, KERBEROS / GSSAPI with `kerberos` to `server_principal`
 };
 
 struct ConnectionOptions {
@@ -50,6 +59,14 @@ struct ConnectionOptions {
   std::string user;
   // TOKEN: the token whose identifier/password authenticate us.
   std::optional<security::Token> token;
+  // KERBEROS: our login, and the principal the server must have (e.g.
+  // yarn.resourcemanager.principal with _HOST replaced); a server that names another is refused.
+  std::shared_ptr<security::KerberosCredentials> kerberos;
+  std::string server_principal;
+  // hadoop.rpc.protection: the levels we accept, preferred first. The default takes whatever
+  // the server asks for, strongest first: the AM's token connections have no cluster config,
+  // and the server decides the minimum anyway. The client passes the configured value.
+  std::vector<Qop> protection{Qop::kPrivacy, Qop::kIntegrity, Qop::kAuthentication};
   // 16 bytes identifying this client (§1.3); empty means a fresh random id.
   std::string client_id;
   std::chrono::milliseconds connect_timeout{20000};
@@ -62,6 +79,7 @@ std::string NewClientId();
 
 class Connection {
  public:
+  using Clock = std::chrono::steady_clock;
   using Callback = std::function<void(Result<std::string> response_bytes)>;
 
   static Result<std::unique_ptr<Connection>> Open(ConnectionOptions options);
@@ -87,6 +105,8 @@ class Connection {
   bool healthy() const { return healthy_.load(); }
   const std::string& client_id() const { return options_.client_id; }
   const ConnectionOptions& options() const { return options_; }
+  // The protection the handshake settled on (authentication unless a layer wraps frames).
+  Qop protection() const { return layer_ ? layer_->qop() : Qop::kAuthentication; }
 
   // Fails the calls in flight with kCancelled and closes the socket. Idempotent.
   void Close();
@@ -96,10 +116,16 @@ class Connection {
 
   Status Handshake();
   Status SaslHandshake(bool* use_simple);
+  Status DigestHandshake(const ::hadoop::common::RpcSaslProto& offer, Clock::time_point deadline);
+  Status GssapiHandshake(const ::hadoop::common::RpcSaslProto& offer, Clock::time_point deadline);
+  Status SendSasl(const ::hadoop::common::RpcSaslProto& message);
+  Result<::hadoop::common::RpcSaslProto> ReceiveSasl(Clock::time_point deadline);
   Status SendConnectionContext(bool simple);
   // Reads one frame during the handshake (before the reader thread exists).
   Result<std::string> ReadFrameBody(std::optional<std::chrono::steady_clock::time_point> deadline);
   Status SendFrame(std::string_view frame);
+  // The reader's next frame body: straight off the socket, or out of WRAP messages.
+  Result<std::string> ReadInboundFrame();
 
   void ReaderLoop();
   void FailAll(const Status& status);
@@ -108,6 +134,10 @@ class Connection {
   int fd_;
   std::atomic<bool> healthy_{true};
   std::atomic<int32_t> next_call_id_{0};
+
+  // Set by the handshake for integrity/privacy, before the reader starts; never changed after.
+  std::unique_ptr<SecurityLayer> layer_;
+  UnwrappedFrames unwrapped_;  // reader thread only
 
   std::mutex write_mu_;  // one frame at a time on the socket
   std::mutex calls_mu_;

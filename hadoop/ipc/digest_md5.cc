@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "hadoop/ipc/digest_md5_layer.h"
 
 namespace tony::hadoop::ipc {
 namespace {
@@ -46,6 +47,27 @@ bool ListContains(std::string_view list, std::string_view item) {
     if (piece == item) return true;
   }
   return false;
+}
+
+// The QOP words of a challenge as security-layer bits (sasl_layer.h).
+uint8_t OfferedLayers(std::string_view qop_list) {
+  uint8_t bits = 0;
+  if (ListContains(qop_list, "auth")) bits |= kLayerNone;
+  if (ListContains(qop_list, "auth-int")) bits |= kLayerIntegrity;
+  if (ListContains(qop_list, "auth-conf")) bits |= kLayerPrivacy;
+  return bits;
+}
+
+std::string_view DigestQopWord(Qop qop) {
+  switch (qop) {
+    case Qop::kAuthentication:
+      return "auth";
+    case Qop::kIntegrity:
+      return "auth-int";
+    case Qop::kPrivacy:
+      return "auth-conf";
+  }
+  return "auth";
 }
 
 }  // namespace
@@ -116,7 +138,9 @@ std::string DigestResponseValue(const DigestInputs& in, std::string_view a2_pref
 }
 
 DigestMd5Client::DigestMd5Client(std::string username, std::string password,
-                                 std::string_view protocol, std::string_view server_id) {
+                                 std::string_view protocol, std::string_view server_id,
+                                 std::vector<Qop> acceptable)
+    : acceptable_(std::move(acceptable)) {
   inputs_.username = std::move(username);
   inputs_.password = std::move(password);
   // §2.2: digest-uri = protocol "/" serverId; "/default" for TOKEN.
@@ -132,10 +156,22 @@ Result<std::string> DigestMd5Client::EvaluateChallenge(std::string_view challeng
   }
   // RFC 2831: a missing qop means "auth".
   std::string qop_offer = directives.contains("qop") ? directives["qop"] : "auth";
-  if (!ListContains(qop_offer, "auth")) {
-    return Unauthenticated("DIGEST-MD5: the server requires qop '" + qop_offer +
-                           "' (hadoop.rpc.protection integrity/privacy), which tony does not "
-                           "support yet; only 'auth' (authentication) is");
+  auto chosen = ChooseQop(OfferedLayers(qop_offer), acceptable_);
+  if (!chosen.ok()) return chosen.status().WithContext("DIGEST-MD5 qop '" + qop_offer + "'");
+  qop_ = *chosen;
+  // RFC 2831 §2.4: of the ciphers offered for auth-conf we speak 3des (OpenSSL's default
+  // provider has no RC4 or single DES any more).
+  std::string cipher_offer = directives.contains("cipher") ? directives["cipher"] : "";
+  if (qop_ == Qop::kPrivacy && !ListContains(cipher_offer, "3des")) {
+    return Unauthenticated("DIGEST-MD5: privacy needs cipher 3des; the server offers '" +
+                           cipher_offer + "'");
+  }
+  if (auto maxbuf = directives.find("maxbuf"); maxbuf != directives.end()) {
+    auto v = ParseInt64(maxbuf->second);
+    if (!v || *v <= 0 || *v > 0xFFFFFF) {
+      return InvalidArgument("DIGEST-MD5: bad maxbuf '" + maxbuf->second + "'");
+    }
+    server_maxbuf_ = static_cast<uint32_t>(*v);
   }
   if (auto alg = directives.find("algorithm");
       alg != directives.end() && alg->second != "md5-sess") {
@@ -143,7 +179,7 @@ Result<std::string> DigestMd5Client::EvaluateChallenge(std::string_view challeng
   }
   inputs_.realm = directives.contains("realm") ? directives["realm"] : "";
   inputs_.nonce = nonce->second;
-  inputs_.qop = "auth";
+  inputs_.qop = std::string(DigestQopWord(qop_));
   if (!cnonce_override_.empty()) {
     inputs_.cnonce = cnonce_override_;
   } else {
@@ -164,6 +200,7 @@ Result<std::string> DigestMd5Client::EvaluateChallenge(std::string_view challeng
   out += ",maxbuf=65536";
   out += ",response=" + DigestResponseValue(inputs_, "AUTHENTICATE");
   out += ",qop=" + inputs_.qop;
+  if (qop_ == Qop::kPrivacy) out += ",cipher=3des";
   return out;
 }
 
@@ -178,6 +215,23 @@ Status DigestMd5Client::VerifyServerFinal(std::string_view final_message) const 
     return Unauthenticated("DIGEST-MD5: the server's rspauth does not match; wrong server?");
   }
   return Status::Ok();
+}
+
+}  // namespace tony::hadoop::ipc
+
+namespace tony::hadoop::ipc {
+
+std::string DigestMd5Client::Ha1() const {
+  std::string a1 = Md5Raw(inputs_.username + ":" + inputs_.realm + ":" + inputs_.password);
+  a1 += ":" + inputs_.nonce + ":" + inputs_.cnonce;
+  if (!inputs_.authzid.empty()) a1 += ":" + inputs_.authzid;
+  return Md5Raw(a1);
+}
+
+Result<std::unique_ptr<SecurityLayer>> DigestMd5Client::TakeSecurityLayer() const {
+  if (qop_ == Qop::kAuthentication) return std::unique_ptr<SecurityLayer>();
+  TONY_ASSIGN_OR_RETURN(auto layer, DigestSecurityLayer::Create(qop_, Ha1(), server_maxbuf_));
+  return std::unique_ptr<SecurityLayer>(std::move(layer));
 }
 
 }  // namespace tony::hadoop::ipc

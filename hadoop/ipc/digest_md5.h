@@ -3,16 +3,20 @@
 //
 // Hand-written over OpenSSL's MD5 on purpose: Cyrus SASL's DIGEST-MD5 is a plugin loaded at run
 // time from the system's sasl2 directory, which cluster nodes need not have (docs/hadoop-ipc.md §0,
-// §2.2), and the mechanism is small. Only QOP "auth" (no security layer) is supported; a server
-// that offers only auth-int/auth-conf is refused with a clear error.
+// §2.2), and the mechanism is small. QOP auth-int and auth-conf (cipher 3des) come from
+// digest_md5_layer.h, on OpenSSL's primitives; which QOPs the client accepts comes from
+// hadoop.rpc.protection.
 // Thread-safety: a DigestMd5Client belongs to one connection handshake.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
+#include "hadoop/ipc/sasl_layer.h"
 
 namespace tony::hadoop::ipc {
 
@@ -45,19 +49,30 @@ class DigestMd5Client {
  public:
   // For Hadoop TOKEN auth: username/password are the base64 of the token's identifier/password,
   // protocol/server_id come from the server's SaslAuth entry ("" and "default", §1.9).
+  // `acceptable`: hadoop.rpc.protection, preferred first.
   DigestMd5Client(std::string username, std::string password, std::string_view protocol,
-                  std::string_view server_id);
+                  std::string_view server_id, std::vector<Qop> acceptable = {Qop::kAuthentication});
 
   // Answers the server's challenge with the client response string (§2.2).
   Result<std::string> EvaluateChallenge(std::string_view challenge);
   // Checks the server's final "rspauth=…" (sent with SASL SUCCESS).
   Status VerifyServerFinal(std::string_view final_message) const;
 
+  Qop qop() const { return qop_; }
+  // For integrity and privacy, after VerifyServerFinal: the layer for every later frame;
+  // nullptr for authentication.
+  Result<std::unique_ptr<SecurityLayer>> TakeSecurityLayer() const;
+  // MD5(A1), raw: the root of the layer's keys (for tests).
+  std::string Ha1() const;
+
   // For tests: fixes the client nonce instead of drawing a random one.
   void set_cnonce_for_testing(std::string cnonce) { cnonce_override_ = std::move(cnonce); }
 
  private:
   DigestInputs inputs_;
+  std::vector<Qop> acceptable_;
+  Qop qop_ = Qop::kAuthentication;
+  uint32_t server_maxbuf_ = 65536;
   std::string cnonce_override_;
   bool answered_ = false;
 };

@@ -1,6 +1,7 @@
 #include "hadoop/ipc/failover.h"
 
 #include <algorithm>
+#include <cctype>
 #include <thread>
 
 #include "common/log.h"
@@ -35,6 +36,19 @@ std::string ServerAddress::ToString() const {
   return name.empty() || name == address ? address : name + " (" + address + ")";
 }
 
+std::string ReplaceHostPattern(const std::string& principal, const std::string& host) {
+  // SecurityUtil.replacePattern: only a host component that is exactly _HOST, in lower case.
+  size_t slash = principal.find('/');
+  size_t at = principal.find('@');
+  if (slash == std::string::npos || principal.compare(slash + 1, at - slash - 1, "_HOST") != 0) {
+    return principal;
+  }
+  std::string lower = host;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return principal.substr(0, slash + 1) + lower +
+         (at == std::string::npos ? "" : principal.substr(at));
+}
+
 FailoverRpcClient::FailoverRpcClient(std::vector<ServerAddress> servers, ConnectionOptions options,
                                      std::string what, FailoverPolicy policy, RetryPolicy single,
                                      Sleeper sleeper)
@@ -53,6 +67,7 @@ FailoverRpcClient::FailoverRpcClient(std::vector<ServerAddress> servers, Connect
     ConnectionOptions o = options;
     o.host = s.host;
     o.port = s.port;
+    o.server_principal = ReplaceHostPattern(o.server_principal, s.host);
     clients_.push_back(std::make_unique<RpcClient>(o, per_server, sleeper_));
   }
 }

@@ -59,6 +59,10 @@ struct ServerAddress {
   std::string ToString() const;  // "rm1 (host:port)" or "host:port"
 };
 
+// A Kerberos principal "service/_HOST@REALM" with _HOST replaced by `host` in lower case; each
+// server of a FailoverRpcClient gets its own (Hadoop's SecurityUtil.getServerPrincipal).
+std::string ReplaceHostPattern(const std::string& principal, const std::string& host);
+
 class FailoverRpcClient {
  public:
   using Sleeper = RpcClient::Sleeper;

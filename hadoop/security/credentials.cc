@@ -1,6 +1,7 @@
 #include "hadoop/security/credentials.h"
 
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -115,6 +116,58 @@ void AppendWritableBytes(std::string_view bytes, std::string* out) {
 
 }  // namespace
 
+std::string EncodeTokenUrlString(const Token& token) {
+  std::string raw;
+  AppendWritableBytes(token.identifier, &raw);
+  AppendWritableBytes(token.password, &raw);
+  AppendWritableBytes(token.kind, &raw);
+  AppendWritableBytes(token.service, &raw);
+  std::string b64(4 * ((raw.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()),
+                          reinterpret_cast<const unsigned char*>(raw.data()),
+                          static_cast<int>(raw.size()));
+  b64.resize(static_cast<size_t>(n));
+  while (!b64.empty() && b64.back() == '=') b64.pop_back();
+  for (char& c : b64) c = c == '+' ? '-' : c == '/' ? '_' : c;
+  return b64;
+}
+
+Result<Token> DecodeTokenUrlString(std::string_view url_string) {
+  const Status bad = InvalidArgument("delegation token: not a URL-safe base64 Writable token");
+  if (url_string.size() > 4 * kMaxFieldBytes / 3 || url_string.size() % 4 == 1) return bad;
+  std::string b64(url_string);
+  for (char& c : b64) {
+    if (c == '-')
+      c = '+';
+    else if (c == '_')
+      c = '/';
+    else if (c == '+' || c == '/' || c == '=')
+      return bad;
+  }
+  size_t pad = (4 - b64.size() % 4) % 4;
+  b64.append(pad, '=');
+  std::string raw(b64.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),
+                          reinterpret_cast<const unsigned char*>(b64.data()),
+                          static_cast<int>(b64.size()));
+  if (n < 0 || static_cast<size_t>(n) < pad) return bad;
+  raw.resize(static_cast<size_t>(n) - pad);
+  WritableReader in(raw);
+  Token t;
+  auto field = [&](std::string* out) -> Status {
+    auto r = in.Bytes("token");
+    if (!r.ok()) return bad;
+    *out = std::move(r).value();
+    return Status::Ok();
+  };
+  TONY_RETURN_IF_ERROR(field(&t.identifier));
+  TONY_RETURN_IF_ERROR(field(&t.password));
+  TONY_RETURN_IF_ERROR(field(&t.kind));
+  TONY_RETURN_IF_ERROR(field(&t.service));
+  if (!in.at_end()) return bad;
+  return t;
+}
+
 void AppendWritableVLong(int64_t value, std::string* out) {
   // WritableUtils.writeVLong: small values in one byte; otherwise a marker byte saying sign and
   // length, then the magnitude (one's complement if negative) big-endian (§3).
@@ -191,6 +244,30 @@ const std::string* Credentials::FindSecret(std::string_view alias) const {
     if (a == alias) return &s;
   }
   return nullptr;
+}
+
+bool Credentials::RemoveSecret(std::string_view alias) {
+  for (auto it = secrets_.begin(); it != secrets_.end(); ++it) {
+    if (it->first == alias) {
+      secrets_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<std::string> TakeSecretFromTokenFile(std::string_view alias) {
+  const char* path = std::getenv("HADOOP_TOKEN_FILE_LOCATION");
+  if (path == nullptr || *path == '\0') return NotFound("HADOOP_TOKEN_FILE_LOCATION is not set");
+  TONY_ASSIGN_OR_RETURN(Credentials creds, Credentials::ReadFile(path));
+  const std::string* found = creds.FindSecret(alias);
+  if (found == nullptr) {
+    return NotFound("no secret " + std::string(alias) + " in " + std::string(path));
+  }
+  std::string secret = *found;
+  creds.RemoveSecret(alias);
+  TONY_RETURN_IF_ERROR(creds.WriteFile(path, Credentials::Format::kWritable));
+  return secret;
 }
 
 Result<Credentials> Credentials::Parse(std::string_view bytes) {

@@ -32,6 +32,9 @@ inline constexpr std::string_view kNmTokenKind = "NMToken";
 inline constexpr std::string_view kContainerTokenKind = "ContainerToken";
 inline constexpr std::string_view kRmDelegationTokenKind = "RM_DELEGATION_TOKEN";
 inline constexpr std::string_view kHdfsDelegationTokenKind = "HDFS_DELEGATION_TOKEN";
+// The same identifier and password as GETDELEGATIONTOKEN hands them out over HTTP; the RM renews
+// it over WebHDFS.
+inline constexpr std::string_view kWebHdfsDelegationTokenKind = "WEBHDFS delegation";
 
 class Credentials {
  public:
@@ -50,6 +53,8 @@ class Credentials {
   const Token* FindToken(std::string_view kind) const;
   const Token* FindToken(std::string_view kind, std::string_view service) const;
   const std::string* FindSecret(std::string_view alias) const;
+  // Removes the secret `alias`; false when there was none.
+  bool RemoveSecret(std::string_view alias);
 
   // Parses a whole token storage stream in either format.
   static Result<Credentials> Parse(std::string_view bytes);
@@ -65,6 +70,19 @@ class Credentials {
   std::vector<std::pair<std::string, Token>> tokens_;
   std::vector<std::pair<std::string, std::string>> secrets_;
 };
+
+// Takes the secret `alias` out of $HADOOP_TOKEN_FILE_LOCATION: returns it and rewrites the file
+// without it (Writable format, as the NM writes it), so that processes started later with the
+// same variable (the user's code) see every other token but not this secret. kNotFound when
+// the variable is unset or the file has no such secret.
+Result<std::string> TakeSecretFromTokenFile(std::string_view alias);
+
+// Token.encodeToUrlString / decodeFromUrlString: the Writable token (vint-length identifier,
+// password, kind, service) in URL-safe base64 without padding, as WebHDFS's GETDELEGATIONTOKEN
+// returns it in "urlString" and takes it in "delegation=" (docs/hadoop-ipc.md, WebHDFS).
+std::string EncodeTokenUrlString(const Token& token);
+// Errors never quote the input: it is a secret.
+Result<Token> DecodeTokenUrlString(std::string_view url_string);
 
 // Hadoop's WritableUtils variable-length integers (not protobuf varints, §3).
 void AppendWritableVLong(int64_t value, std::string* out);

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "Security.pb.h"
 #include "applicationmaster_protocol.pb.h"
 #include "common/log.h"
 #include "common/strings.h"
@@ -25,6 +26,17 @@ ipc::ConnectionOptions Options(std::string host, uint16_t port, const char* prot
 ipc::ConnectionOptions ClientOptions(std::string user) {
   ipc::ConnectionOptions o = Options("", 0, kClientProtocol);
   o.user = std::move(user);
+  return o;
+}
+
+ipc::ConnectionOptions KerberosClientOptions(std::shared_ptr<security::KerberosCredentials> creds,
+                                             std::string principal,
+                                             std::vector<ipc::Qop> protection) {
+  ipc::ConnectionOptions o = Options("", 0, kClientProtocol);
+  o.auth = ipc::AuthMethod::kKerberos;
+  o.kerberos = std::move(creds);
+  o.server_principal = std::move(principal);
+  o.protection = std::move(protection);
   return o;
 }
 
@@ -98,6 +110,26 @@ ApplicationClient::ApplicationClient(std::vector<ipc::ServerAddress> resource_ma
                                      std::string user, ipc::FailoverPolicy failover)
     : rpc_(std::move(resource_managers), ClientOptions(std::move(user)), "ResourceManager",
            failover) {}
+
+ApplicationClient::ApplicationClient(std::vector<ipc::ServerAddress> resource_managers,
+                                     std::shared_ptr<security::KerberosCredentials> kerberos,
+                                     std::string rm_principal, std::vector<ipc::Qop> protection,
+                                     ipc::FailoverPolicy failover)
+    : rpc_(std::move(resource_managers),
+           KerberosClientOptions(std::move(kerberos), std::move(rm_principal),
+                                 std::move(protection)),
+           "ResourceManager", failover) {}
+
+Result<security::Token> ApplicationClient::GetDelegationToken(const std::string& renewer) {
+  ::hadoop::common::GetDelegationTokenRequestProto req;
+  req.set_renewer(renewer);
+  ::hadoop::common::GetDelegationTokenResponseProto r;
+  TONY_RETURN_IF_ERROR(
+      rpc_.Call("getDelegationToken", req, &r, kCallTimeout).WithContext("getDelegationToken"));
+  if (!r.has_token()) return Internal("getDelegationToken: the RM returned no token");
+  const auto& t = r.token();
+  return security::Token{t.identifier(), t.password(), t.kind(), t.service()};
+}
 
 Result<pb::GetNewApplicationResponseProto> ApplicationClient::GetNewApplication() {
   pb::GetNewApplicationResponseProto r;

@@ -64,6 +64,14 @@ class ApplicationClient {
   // between them (ipc::FailoverRpcClient).
   ApplicationClient(std::vector<ipc::ServerAddress> resource_managers, std::string user,
                     ipc::FailoverPolicy failover);
+  // The same on a Kerberized cluster: SASL GSSAPI with `kerberos` to `rm_principal` (_HOST
+  // replaced per ResourceManager) at the levels of hadoop.rpc.protection.
+  ApplicationClient(std::vector<ipc::ServerAddress> resource_managers,
+                    std::shared_ptr<security::KerberosCredentials> kerberos,
+                    std::string rm_principal, std::vector<ipc::Qop> protection,
+                    ipc::FailoverPolicy failover);
+  // getDelegationToken: an RM delegation token that `renewer` may renew (Kerberos only).
+  Result<security::Token> GetDelegationToken(const std::string& renewer);
 
   Result<pb::GetNewApplicationResponseProto> GetNewApplication();
   Status SubmitApplication(const pb::ApplicationSubmissionContextProto& context);

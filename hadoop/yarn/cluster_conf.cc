@@ -260,12 +260,32 @@ Result<ClusterConf> LoadClusterConf(const std::string& conf_dir) {
   return ParseClusterConf(std::move(raw), conf_dir);
 }
 
+// hadoop.security.authentication, hadoop.rpc.protection and the RM's principal (Kerberos).
+Status LoadSecurity(ClusterConf& c) {
+  const std::string auth = c.raw.GetOr("hadoop.security.authentication", "simple");
+  if (auth != "simple" && auth != "kerberos") {
+    return InvalidArgument("hadoop.security.authentication = '" + auth + "' in " + c.conf_dir +
+                           ": expected simple or kerberos");
+  }
+  c.kerberos = auth == "kerberos";
+  auto protection = ipc::ParseRpcProtection(c.raw.GetOr("hadoop.rpc.protection", "authentication"));
+  if (!protection.ok()) return protection.status().WithContext(c.conf_dir);
+  c.rpc_protection = *protection;
+  c.rm_principal = c.raw.GetOr("yarn.resourcemanager.principal", "");
+  if (c.kerberos && c.rm_principal.empty()) {
+    return InvalidArgument("hadoop.security.authentication is kerberos in " + c.conf_dir +
+                           " but yarn.resourcemanager.principal is not set");
+  }
+  return Status::Ok();
+}
+
 Result<ClusterConf> ParseClusterConf(Configuration raw, const std::string& conf_dir) {
   ClusterConf c;
   c.conf_dir = conf_dir;
   c.raw = std::move(raw);
   TONY_RETURN_IF_ERROR(LoadResourceManagers(c));
   TONY_RETURN_IF_ERROR(LoadNameNodes(c));
+  TONY_RETURN_IF_ERROR(LoadSecurity(c));
   return c;
 }
 
@@ -284,15 +304,7 @@ Result<std::vector<ipc::ServerAddress>> ToServers(const std::vector<std::string>
 }
 
 std::string ServerPrincipal(const std::string& principal, const std::string& host) {
-  // service/_HOST@REALM: only the host component is replaced.
-  size_t slash = principal.find('/');
-  size_t at = principal.find('@', slash == std::string::npos ? 0 : slash);
-  if (slash == std::string::npos) return principal;
-  std::string host_part =
-      principal.substr(slash + 1, at == std::string::npos ? std::string::npos : at - slash - 1);
-  if (host_part != "_HOST") return principal;
-  return principal.substr(0, slash + 1) + ToLower(host) +
-         (at == std::string::npos ? "" : principal.substr(at));
+  return ipc::ReplaceHostPattern(principal, host);
 }
 
 std::string FormatFailoverPolicy(const ipc::FailoverPolicy& p) {

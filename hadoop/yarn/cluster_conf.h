@@ -25,6 +25,7 @@
 #include "common/status.h"
 #include "config/configuration.h"
 #include "hadoop/ipc/failover.h"
+#include "hadoop/ipc/sasl_layer.h"
 
 namespace tony::hadoop {
 
@@ -54,6 +55,11 @@ struct ClusterConf {
   int fs_port = -1;
   std::string nameservice;                   // empty without NameNode HA
   std::vector<NameNodeAddresses> namenodes;  // in dfs.ha.namenodes order; at least one for hdfs://
+  // Security (docs/hadoop-ipc.md, Kerberos): hadoop.security.authentication=kerberos, the
+  // levels of hadoop.rpc.protection, and yarn.resourcemanager.principal (may say _HOST).
+  bool kerberos = false;
+  std::vector<ipc::Qop> rpc_protection{ipc::Qop::kAuthentication};
+  std::string rm_principal;
   Configuration raw;
 
   std::vector<std::string> RmAddresses() const;

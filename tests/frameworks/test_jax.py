@@ -38,7 +38,7 @@ def test_two_processes_all_reduce_and_train(tony):
 def test_chief_is_process_zero_of_three(tony):
     require(JAX_PYTHON, "jax")
     status = submit(tony, example("jax"), "collective.py", JAX_PYTHON,
-                    conf=["tony.chief.instances=1", "tony.local.vcores=3"])
+                    conf=["tony.chief.instances=1"])
     assert status["final_status"] == "SUCCEEDED"
     check_processes(tony, [("chief", 0), ("worker", 0), ("worker", 1)])
     assert_nothing_left(tony.home)

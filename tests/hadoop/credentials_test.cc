@@ -142,5 +142,18 @@ TEST(HadoopCredentialsTest, WritesAndReadsFiles) {
   ::rmdir(dir_template);
 }
 
+TEST(DelegationTokenUrlString, RoundTripsAndRefusesGarbageWithoutQuotingIt) {
+  Token t{std::string("id\0\xff", 4), "secret-password", "HDFS_DELEGATION_TOKEN", "127.0.0.1:8020"};
+  std::string url = EncodeTokenUrlString(t);
+  EXPECT_EQ(url.find_first_of("+/="), std::string::npos);
+  auto back = DecodeTokenUrlString(url);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, t);
+  auto bad = DecodeTokenUrlString("secret-password-in-clear");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().find("secret"), std::string::npos);
+  EXPECT_FALSE(DecodeTokenUrlString(url + "AAAA").ok());
+}
+
 }  // namespace
 }  // namespace tony::hadoop::security

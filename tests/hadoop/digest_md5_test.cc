@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "hadoop/ipc/digest_md5_layer.h"
+
 namespace tony::hadoop::ipc {
 namespace {
 
@@ -87,6 +89,62 @@ TEST(HadoopDigestMd5Test, Base64HasNoLineBreaks) {
   EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
   std::string long_input(100, 'x');
   EXPECT_EQ(Base64Encode(long_input).find('\n'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tony::hadoop::ipc
+
+namespace tony::hadoop::ipc {
+namespace {
+
+// RFC 2831 §2.3/§2.4 layers: what one side wraps the other unwraps, in sequence; a flipped bit,
+// a replay or a reordering is refused.
+TEST(HadoopDigestMd5LayerTest, IntegrityAndPrivacyRoundTripAndRefuseTampering) {
+  const std::string ha1 = Md5Hex("some a1").substr(0, 16);
+  for (Qop qop : {Qop::kIntegrity, Qop::kPrivacy}) {
+    auto client = DigestSecurityLayer::Create(qop, ha1, 65536);
+    auto server = DigestSecurityLayer::CreateServerSideForTesting(qop, ha1);
+    ASSERT_TRUE(client.ok() && server.ok());
+    std::vector<std::string> tokens;
+    for (const std::string& msg :
+         {std::string("first frame"), std::string(), std::string(1000, 'z')}) {
+      auto token = (*client)->Wrap(msg);
+      ASSERT_TRUE(token.ok());
+      if (qop == Qop::kPrivacy && !msg.empty()) {
+        EXPECT_EQ(token->find(msg), std::string::npos);  // sealed, not in clear
+      }
+      auto back = (*server)->Unwrap(*token);
+      ASSERT_TRUE(back.ok()) << back.status().ToString();
+      EXPECT_EQ(*back, msg);
+      tokens.push_back(*token);
+    }
+    EXPECT_FALSE((*server)->Unwrap(tokens[0]).ok());  // a replay: wrong sequence number
+    auto reply = (*server)->Wrap("reply");
+    ASSERT_TRUE(reply.ok());
+    std::string flipped = *reply;
+    flipped[0] ^= 1;
+    EXPECT_FALSE((*client)->Unwrap(flipped).ok());
+  }
+}
+
+TEST(HadoopDigestMd5LayerTest, DesKeysTakeSevenBitsPerByteWithOddParity) {
+  EXPECT_EQ(DesKeyWithParity(std::string(7, '\xff')), std::string(8, '\xfe'));
+  EXPECT_EQ(DesKeyWithParity(std::string(7, '\0')), std::string(8, '\x01'));
+}
+
+TEST(HadoopDigestMd5Test, AnswersPrivacyWith3desWhenAllowed) {
+  DigestMd5Client client("u", "p", "", "default", {Qop::kPrivacy});
+  client.set_cnonce_for_testing("c");
+  auto answer = client.EvaluateChallenge(
+      "realm=\"default\",nonce=\"n\",qop=\"auth-conf\",cipher=\"3des,rc4\",maxbuf=4096");
+  ASSERT_TRUE(answer.ok()) << answer.status().ToString();
+  EXPECT_NE(answer->find("qop=auth-conf"), std::string::npos);
+  EXPECT_NE(answer->find("cipher=3des"), std::string::npos);
+  EXPECT_EQ(client.qop(), Qop::kPrivacy);
+  DigestMd5Client rc4_only("u", "p", "", "default", {Qop::kPrivacy});
+  EXPECT_FALSE(
+      rc4_only.EvaluateChallenge("realm=\"default\",nonce=\"n\",qop=\"auth-conf\",cipher=\"rc4\"")
+          .ok());
 }
 
 }  // namespace

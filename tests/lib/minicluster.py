@@ -15,15 +15,16 @@ class MiniclusterError(Exception):
 
 
 @contextlib.contextmanager
-def running_minicluster(nodemanagers=2, conf=None):
+def running_minicluster(nodemanagers=2, conf=None, env=None):
     """Yields the directory with the clusters' site files; `conf` maps extra configuration keys to
-    values (an empty value unsets a key). Stops the cluster (stdin closed, then the process group
+    values (an empty value unsets a key); `env` is the JVM's environment (default: ours; a secure
+    cluster's carries KRB5_CONFIG). Stops the cluster (stdin closed, then the process group
     killed) on exit."""
     conf_dir = tempfile.mkdtemp(prefix="tony-minicluster-")
     args = ["bash", START, conf_dir, str(nodemanagers)]
     args += [f"{k}={v}" for k, v in (conf or {}).items()]
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, env=env)
     deadline = time.monotonic() + 600
     ready = False
     try:

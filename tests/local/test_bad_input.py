@@ -72,13 +72,25 @@ def test_no_tasks_is_an_error(tony, tmp_path):
 
 def test_more_memory_than_the_machine_has_is_refused(tony, tmp_path):
     r = submit(tony, tmp_path, {"tony.worker.instances": "2", "tony.worker.memory": "100000g"})
-    assert_refused(tony, r, "MB of memory", "this machine has")
+    assert_refused(tony, r, "MB of memory", "this machine has", "tony.local.memory")
 
 
-def test_more_cores_than_the_machine_has_is_refused(tony, tmp_path):
+def test_more_vcores_than_cores_runs_with_one_warning_line(tony, tmp_path):
+    # TonY's default shape (chief, 2 workers, ps: 4 one-vcore tasks) on any machine with fewer
+    # cores; before, it was refused unless tony.local.vcores was set.
+    cores = len(os.sched_getaffinity(0))
     r = submit(tony, tmp_path, {"tony.worker.instances": "1", "tony.worker.memory": "256m",
-                                "tony.worker.vcores": "4096"})
-    assert_refused(tony, r, "4096 vcores", "tony.local.vcores")
+                                "tony.worker.vcores": str(cores + 3)})
+    assert r.returncode == 0, r.stdout + r.stderr
+    warning = (f"tony: warning: the job asks for {cores + 3} vcores in all (tony.<role>.vcores x "
+               f"tony.<role>.instances) but this machine has {cores} core")
+    lines = [l for l in r.stderr.splitlines() if "vcores in all" in l]
+    assert len(lines) == 1 and lines[0].startswith(warning), r.stderr
+    assert f"set tony.local.vcores={cores + 3}" in lines[0]
+    r = submit(tony, tmp_path, {"tony.worker.instances": "1", "tony.worker.memory": "256m",
+                                "tony.worker.vcores": str(cores + 3),
+                                "tony.local.vcores": str(cores + 3)})
+    assert r.returncode == 0 and "vcores in all" not in r.stderr, r.stderr
 
 
 def test_gpus_on_a_machine_without_gpus_are_refused(tony, tmp_path):
@@ -108,3 +120,80 @@ def test_docker_on_the_local_engine_warns_that_tasks_run_as_plain_processes(tony
                                 "tony.docker.containers.image": "team/train:1"})
     assert r.returncode == 0, r.stdout + r.stderr
     assert "tony.docker.enabled is true, but the local engine runs every task" in r.stderr, r.stderr
+
+
+def test_unknown_memory_unit_is_refused_naming_key_file_value_and_forms(tony, tmp_path):
+    # Before: "4x" lost its "x" and ran as 4 MB.
+    r = submit(tony, tmp_path, {"tony.worker.instances": "1", "tony.worker.memory": "4x"})
+    assert_refused(tony, r, 'tony.worker.memory = "4x"', str(tmp_path / "tony.xml"),
+                   "optional unit k, m, g or t")
+
+
+def test_duration_with_a_unit_suffix_is_refused(tony, tmp_path):
+    r = submit(tony, tmp_path, extra=("--conf", "tony.task.heartbeat-interval-ms=10s"))
+    assert_refused(tony, r, 'tony.task.heartbeat-interval-ms = "10s" (from --conf)',
+                   "an integer number of milliseconds")
+
+
+def test_conf_file_that_is_a_directory_says_so(tony, tmp_path):
+    d = tmp_path / "confdir"
+    d.mkdir()
+    r = tony.run("submit", "--executes", "true", "--conf_file", str(d))
+    assert_refused(tony, r, str(d), "is a directory")
+    assert "malformed XML" not in r.stderr
+
+
+def test_endless_or_huge_conf_file_is_refused_without_reading_it_all(tony, tmp_path):
+    # Before: /dev/zero was read without bound (2 GB of RSS in 5 s).
+    r = tony.run("submit", "--executes", "true", "--conf_file", "/dev/zero", timeout=20)
+    assert_refused(tony, r, "/dev/zero", "larger than 16777216 bytes")
+    big = tmp_path / "big.xml"
+    with open(big, "w") as f:
+        f.write("<configuration>\n" + " " * (17 << 20) + "</configuration>\n")
+    r = tony.run("submit", "--executes", "true", "--conf_file", str(big))
+    assert_refused(tony, r, str(big), "larger than 16777216 bytes")
+
+
+def test_src_dir_that_is_not_a_zip_is_refused_at_submit(tony, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("just some notes\n")
+    r = tony.run("submit", "--executes", "true", "--src_dir", str(notes))
+    assert_refused(tony, r, "--src_dir " + str(notes), "not a valid zip archive", "unzip -t")
+
+
+def corrupt_zip(tmp_path, name):
+    """A zip whose directory lists fine (unzip -l) but whose data fails its CRC (unzip -t)."""
+    import zipfile
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("bin/python", "x" * 4096)
+    data = bytearray(path.read_bytes())
+    data[100] ^= 0xFF  # inside the stored entry's data
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_src_dir_and_venv_zips_that_fail_unzip_t_are_refused(tony, tmp_path):
+    bad = corrupt_zip(tmp_path, "src.zip")
+    r = tony.run("submit", "--executes", "true", "--src_dir", str(bad))
+    assert_refused(tony, r, "--src_dir " + str(bad), "not a valid zip archive", "bin/python")
+    venv = corrupt_zip(tmp_path, "venv.zip")
+    r = tony.run("submit", "--executes", "true", "--python_venv", str(venv))
+    assert_refused(tony, r, "--python_venv " + str(venv), "not a valid zip archive", "bin/python")
+
+
+def test_unsupported_key_warns_by_name_and_the_job_still_runs(tony, tmp_path):
+    # Before: tony.am.retry-count was accepted and silently ignored.
+    r = submit(tony, tmp_path, extra=("--conf", "tony.am.retry-count=2"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert ('tony: warning: tony.am.retry-count = "2" (from --conf) is not supported by tony and '
+            "has no effect: session retries are not implemented") in r.stderr, r.stderr
+
+
+def test_keys_from_articles_warn_naming_the_right_key_or_flag(tony, tmp_path):
+    r = submit(tony, tmp_path, extra=("--conf", "tony.docker.image=team/train:1",
+                                      "--conf", "tony.application.virtualenv.zip=venv.zip"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "tony.docker.image (from --conf); TonY's keys are tony.docker.containers.image" in r.stderr
+    assert "tony.application.virtualenv.zip (from --conf); ship a virtualenv with --python_venv" \
+        in r.stderr

@@ -18,15 +18,13 @@ def test_calls_without_the_job_secret_are_refused(tony, tmp_path):
                what="the coordinator to listen")
     am = json.load(open(os.path.join(tony.job_dir(), "am.json")))
     address = f"{am['host']}:{am['port']}"
-    secret = open(os.path.join(tony.job_dir(), "secret")).read().strip()
-    assert oct(os.stat(os.path.join(tony.job_dir(), "secret")).st_mode & 0o777) == "0o600"
-
-    wrong = subprocess.run([PROBE, address, "0" * len(secret)], capture_output=True, text=True)
+    # The secret is in no file (tests/local/test_job_secret.py); the task registering and
+    # running shows the executor's calls carry it.
+    eventually(lambda: tony.running_job(tasks=1), what="the task to run")
+    wrong = subprocess.run([PROBE, address, "0" * 64], capture_output=True, text=True)
     assert wrong.returncode == 1 and "UNAUTHENTICATED" in wrong.stdout, wrong.stdout
     empty = subprocess.run([PROBE, address, ""], capture_output=True, text=True)
     assert empty.returncode == 1 and "UNAUTHENTICATED" in empty.stdout, empty.stdout
-    right = subprocess.run([PROBE, address, secret], capture_output=True, text=True)
-    assert right.returncode == 0 and right.stdout.startswith("OK"), right.stdout
 
     assert tony.run("kill", os.path.basename(tony.job_dir())).returncode == 0
     proc.communicate(timeout=30)
@@ -53,7 +51,7 @@ def test_tensorflow_job_sees_correct_tf_config_for_chief_workers_and_ps(tony, tm
     conf = tony_xml(str(tmp_path / "tony.xml"), {
         "tony.application.framework": "tensorflow", "tony.chief.instances": "1",
         "tony.worker.instances": "2", "tony.ps.instances": "1", "tony.chief.memory": "256m",
-        "tony.worker.memory": "256m", "tony.ps.memory": "256m", "tony.local.vcores": "4"})
+        "tony.worker.memory": "256m", "tony.ps.memory": "256m"})
     r = tony.run("submit", "--executes", "tf_shaped.py", "--python_binary_path", SYSTEM_PYTHON,
                  "--src_dir", str(src), "--conf_file", conf)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -24,7 +24,7 @@ def make_job(tmp_path, **props):
     src = tmp_path / "src"
     write(str(src / "job.py"), SCRIPT)
     conf = {"tony.application.framework": "pytorch", "tony.worker.instances": "2",
-            "tony.worker.memory": "256m", "tony.local.vcores": "8"}
+            "tony.worker.memory": "256m"}
     conf.update(props)
     return str(src), tony_xml(str(tmp_path / "tony.xml"), conf)
 
@@ -99,6 +99,44 @@ def test_stderr_that_is_not_utf8_still_names_the_failure(tony, tmp_path):
     assert "caf\ufffd went wrong" in r.stdout, r.stdout
 
 
+def test_a_six_megabyte_progress_bar_leaves_a_short_failure_message_with_the_reason(tony, tmp_path):
+    # One stderr "line" of \r-separated redraws, 6 MB: once the whole line went into the report,
+    # which then exceeded gRPC's 4 MB limit and the reason was lost.
+    src = tmp_path / "src"
+    write(str(src / "bar.py"), 'import sys\n'
+          'for i in range(300000): sys.stderr.write(f"\\r{i:>8} [{\'#\' * 10}]")\n'
+          'sys.stderr.write("\\rRuntimeError: out of patience")\nsys.exit(3)\n')
+    conf = tony_xml(str(tmp_path / "tony.xml"),
+                    {"tony.worker.instances": "1", "tony.worker.memory": "256m"})
+    r = tony.run("submit", "--executes", "bar.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", str(src), "--conf_file", conf)
+    assert r.returncode == 1, r.stdout[-3000:] + r.stderr
+    stderr_file = os.path.join(tony.task("worker", 0)["log_dir"], "stderr")
+    assert os.path.getsize(stderr_file) > 6_000_000
+    assert "RuntimeError: out of patience" in r.stdout, r.stdout[-3000:]
+    assert "  299999 [##########]" in r.stdout, r.stdout[-3000:]  # the redraw before it
+    message = tony.status()["message"]
+    assert "out of patience" in message and len(message.encode()) < 12_000, len(message)
+    assert len(r.stdout.encode()) < 64_000, len(r.stdout)
+    events = open(os.path.join(tony.job_dir(), "events.jsonl")).read()
+    assert len(events.encode()) < 64_000
+    log = open(os.path.join(tony.task("worker", 0)["log_dir"], "executor.log")).read()
+    assert "could not report" not in log, log
+
+
+def test_escape_sequences_in_a_tasks_stderr_reach_the_terminal_harmlessly(tony, tmp_path):
+    # OSC 0 (retitle the terminal, ended by BEL) and CSI 2J (clear it) in the failure's reason.
+    conf = tony_xml(str(tmp_path / "tony.xml"),
+                    {"tony.worker.instances": "1", "tony.worker.memory": "256m"})
+    r = tony.run("submit", "--executes", r"printf '\033]0;pwned\007\033[2Jboom\n' >&2; exit 4",
+                 "--conf_file", conf)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "^[]0;pwned^G^[[2Jboom" in r.stdout, r.stdout
+    assert "\x1b" not in r.stdout and "\x07" not in r.stdout, r.stdout
+    s = tony.run("status", os.path.basename(tony.job_dir()))
+    assert "boom" in s.stdout and "\x1b" not in s.stdout, s.stdout
+
+
 def test_with_fail_on_worker_failure_false_the_job_runs_on_as_tony_did(tony, tmp_path):
     r = submit(tony, tmp_path, "--shell_env", "MODE=fail1", "--shell_env", "SLOW=3",
                **{"tony.application.fail-on-worker-failure-enabled": "false",
@@ -117,7 +155,7 @@ def test_untracked_ps_is_stopped_when_workers_finish(tony, tmp_path):
         "tony.application.framework": "tensorflow", "tony.worker.instances": "2",
         "tony.ps.instances": "1", "tony.worker.memory": "256m", "tony.ps.memory": "256m"})
     r = tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
-                 "--src_dir", str(src), "--conf_file", conf, "--conf", "tony.local.vcores=3")
+                 "--src_dir", str(src), "--conf_file", conf)
     assert r.returncode == 0, r.stdout + r.stderr
     assert tony.task("ps", 0)["state"] == "FINISHED"
     assert tony.task("worker", 1)["state"] == "SUCCEEDED"

@@ -1,6 +1,7 @@
 """Killing things: a task's process, an executor, the whole job with `tony kill`, and Ctrl-C in
 `tony submit`. Each must end the job with a clear result and leave no process behind (checked by
 scanning /proc, not by asking tony)."""
+import json
 import os
 import signal
 import time
@@ -41,11 +42,12 @@ def user_pid(tony, role, index):
 
 
 def executor_pid(tony, index):
+    # tony's processes are not dumpable (their environ is unreadable); the local engine puts the
+    # task's log dir on the executor's command line.
+    log_dir = tony.task("worker", index)["log_dir"]
     for pid, cmd in processes_mentioning(tony.home):
-        if cmd.strip().endswith("tony executor"):
-            env = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
-            if f"TONY_TASK_INDEX={index}".encode() in env:
-                return pid
+        if cmd.strip().endswith(f"executor --log-dir {log_dir}"):
+            return pid
     raise AssertionError(f"no executor for worker:{index}")
 
 
@@ -141,3 +143,106 @@ def test_a_frozen_executor_is_declared_lost_by_heartbeat_and_cleaned_up(tony, tm
     assert rc == 1, out + err
     assert "task worker:1 lost: no heartbeat for 1000 ms" in out
     assert_nothing_left(tony.home)
+
+
+def test_status_notices_a_dead_coordinator_after_its_client_died(tony, tmp_path):
+    # Before: `tony status` showed RUNNING forever (exit 0) with nothing running.
+    proc, job_dir = start_sleepers(tony, tmp_path)
+    job_id = os.path.basename(job_dir)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)
+    am_pid = json.load(open(os.path.join(job_dir, "am.json")))["pid"]
+    os.kill(am_pid, signal.SIGKILL)
+    eventually(lambda: not os.path.exists(f"/proc/{am_pid}")
+               or open(f"/proc/{am_pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z",
+               what="the coordinator to die")
+    s = tony.run("status", job_id)
+    assert s.returncode == 1, s.stdout + s.stderr
+    assert f"coordinator (pid {am_pid}) died without recording the job's end" in s.stdout
+    assert "FAILED" in s.stdout and "RUNNING" not in s.stdout, s.stdout
+    recorded = tony.status(job_id)
+    assert recorded["phase"] == "FINISHED" and recorded["final_status"] == "FAILED"
+    assert {t["state"] for t in recorded["tasks"]} <= {"LOST", "SUCCEEDED", "FAILED", "FINISHED"}
+    assert "LOST" in {t["state"] for t in recorded["tasks"]}
+    listed = tony.run("status")
+    assert job_id in listed.stdout and "FAILED" in listed.stdout, listed.stdout
+    assert_nothing_left(tony.home)
+
+
+def test_a_daemon_that_left_the_session_is_killed_with_its_task(tony, tmp_path):
+    # `setsid` puts sleep in a session and group of its own, out of reach of a group or session
+    # kill; the executor, a child subreaper, still finds it when the task ends.
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "1", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    r = tony.run("submit", "--executes", "setsid sleep 97 & sleep 0.2; echo started",
+                 "--conf_file", conf)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert_nothing_left(tony.home)
+    assert not [p for p in processes_mentioning("sleep 97") if "sleep 97" in p[1]]
+
+
+def test_a_stopped_coordinator_is_declared_lost_at_the_configured_time(tony, tmp_path):
+    # 3 missed 2 s heartbeats: executors give up 6 s after the coordinator's last answer (within
+    # one interval), not after 3 x (a call's deadline + the interval); the client says so too.
+    src = tmp_path / "src"
+    write(str(src / "sleep.py"), SLEEPER)
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic", "tony.task.heartbeat-interval-ms": "2000",
+        "tony.task.max-missed-heartbeats": "3"})
+    proc = tony.start("submit", "--executes", "sleep.py", "--python_binary_path", SYSTEM_PYTHON,
+                      "--src_dir", str(src), "--conf_file", conf)
+    eventually(lambda: tony.running_job(tasks=2) and all(
+        os.path.exists(os.path.join(t["log_dir"], "user.pid")) for t in tony.status()["tasks"]),
+        timeout=60, what="both user processes")
+    users = [user_pid(tony, "worker", i) for i in (0, 1)]
+    am_pid = [p for p, cmd in processes_mentioning(tony.home) if " am --job-dir " in cmd][0]
+    stopped = time.monotonic()
+    os.kill(am_pid, signal.SIGSTOP)
+    try:
+        eventually(lambda: not any(processes_alive(users)), timeout=30,
+                   what="the executors to stop their user processes")
+        took = time.monotonic() - stopped
+        assert 6 - 2 - 0.5 <= took <= 6 + 2 + 1.5, took
+        rc, out, err = finish(proc, timeout=30)
+    finally:
+        try:
+            os.kill(am_pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert rc == 1, out + err
+    assert "the coordinator was unresponsive for 6 s" in out, out
+    assert_nothing_left(tony.home)
+
+
+def processes_alive(pids):
+    alive = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                alive.append(f.read().rsplit(")", 1)[1].split()[0] != "Z")
+        except OSError:
+            alive.append(False)
+    return alive
+
+
+def test_a_daemon_of_a_task_whose_executor_was_killed_is_killed_at_the_end(tony, tmp_path):
+    # kill -9 of the executor: its subreaper role dies with it, so the daemon is reparented to
+    # the coordinator (the local engine's subreaper), which kills it when the job ends.
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    proc = tony.start("submit", "--executes",
+                      'setsid sleep 98 & echo $! > "$TONY_LOG_DIR/daemon.pid"; exec sleep 300',
+                      "--conf_file", conf)
+    eventually(lambda: tony.running_job(tasks=2) and all(
+        os.path.exists(os.path.join(t["log_dir"], "daemon.pid")) for t in tony.status()["tasks"]),
+        timeout=60, what="both daemons")
+    daemons = [int(open(os.path.join(tony.task("worker", i)["log_dir"], "daemon.pid")).read())
+               for i in (0, 1)]
+    os.kill(executor_pid(tony, 0), signal.SIGKILL)
+    rc, out, err = finish(proc)
+    assert rc == 1, out + err
+    assert_nothing_left(tony.home)
+    assert not any(processes_alive(daemons)), daemons

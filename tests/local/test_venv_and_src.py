@@ -52,3 +52,37 @@ def test_an_interpreter_missing_from_the_venv_is_refused_before_start(tony, tmp_
     assert r.returncode == 2
     assert "--python_binary_path venv/bin/python3: no such file in --python_venv" in r.stderr
     assert tony.jobs() == []
+
+
+def test_an_unzip_failure_names_unzips_own_reason(tony, tmp_path):
+    import zipfile
+    src_zip = str(tmp_path / "src.zip")
+    with zipfile.ZipFile(src_zip, "w") as z:
+        z.writestr("/etc/tony-abs.txt", "x")
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "1", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    r = tony.run("submit", "--executes", "true", "--src_dir", src_zip, "--conf_file", conf)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "stripped absolute path spec from /etc/tony-abs.txt" in r.stdout, r.stdout
+
+
+def test_a_src_symlink_leaving_the_working_dir_is_never_unpacked_through(tony, tmp_path):
+    # The src zip's `venv` points outside; the venv zip is unpacked into venv/ next.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    src = tmp_path / "src"
+    src.mkdir()
+    os.symlink(str(outside), str(src / "venv"))
+    venv = tmp_path / "v"
+    write(str(venv / "bin" / "activate"), "# venv\n")
+    subprocess.run(["zip", "-q", "-r", "-y", str(tmp_path / "venv.zip"), "."], cwd=venv, check=True)
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "1", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    r = tony.run("submit", "--executes", "true", "--src_dir", str(src), "--python_venv",
+                 str(tmp_path / "venv.zip"), "--conf_file", conf)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert os.listdir(outside) == [], "unpacked outside the task's working directory"
+    assert "would be written through the symlink 'venv'" in r.stdout, r.stdout
+    assert "venv.zip: entry 'bin/" in r.stdout, r.stdout

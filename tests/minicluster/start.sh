@@ -36,7 +36,10 @@ for p in java.io java.lang java.lang.reflect java.math java.net java.nio java.te
          java.util.concurrent java.util.zip sun.nio.ch sun.security.util sun.security.x509; do
   opens+=("--add-opens=java.base/$p=ALL-UNNAMED")
 done
-exec nice -n 5 java -Xmx1g -XX:+UseSerialGC -XX:+IgnoreUnrecognizedVMOptions "${opens[@]}" \
+# A secure cluster's realm (tests/lib/kdc.py) reaches the JVM through krb5.conf.
+krb5=()
+[[ -n "${KRB5_CONFIG:-}" ]] && krb5=("-Djava.security.krb5.conf=$KRB5_CONFIG")
+exec nice -n 5 java "${krb5[@]}" -Xmx1g -XX:+UseSerialGC -XX:+IgnoreUnrecognizedVMOptions "${opens[@]}" \
   --add-exports=java.base/sun.net.dns=ALL-UNNAMED --add-exports=java.base/sun.net.util=ALL-UNNAMED \
   -Djava.net.preferIPv4Stack=true -Dminicluster.log.level="${MINICLUSTER_LOG_LEVEL:-WARN}" \
   -cp "target/classes:$(cat target/classpath.txt)" tony.minicluster.Main "$@"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "config/configuration.h"
 #include "config/job_spec.h"
 #include "config/keys.h"
+#include "config/resources.h"
 
 namespace tony {
 namespace {
@@ -347,8 +349,7 @@ TEST(KeysTest, ClosestKnownKeyFillsTheRole) {
 }
 
 TEST(KeysTest, DescribeAccepted) {
-  EXPECT_EQ(DescribeAccepted(*FindKeySpec("tony.worker.memory")),
-            "a memory size such as 2g, 512m or 4096 (MB)");
+  EXPECT_EQ(DescribeAccepted(*FindKeySpec("tony.worker.memory")), std::string(kMemorySizeForms));
   EXPECT_EQ(DescribeAccepted(*FindKeySpec("tony.docker.enabled")), "true or false");
   EXPECT_THAT(DescribeAccepted(*FindKeySpec("tony.application.framework")),
               HasSubstr("tensorflow, pytorch, horovod, mxnet, jax, standalone, generic"));
@@ -381,12 +382,13 @@ TEST(MemoryTest, ParsesSizes) {
 }
 
 TEST(MemoryTest, RejectsGarbage) {
-  for (const char* bad : {"", "lots", "-1", "-2g", "1.5g", "g", "2gb", "2 g x", "+2g", "0x10",
-                          "99999999999999999999", "9223372036854775807t"}) {
+  for (const char* bad :
+       {"", "lots", "-1", "-2g", "1.5g", "g", "2gb", "2 g x", "+2g", "0x10", "99999999999999999999",
+        "9223372036854775807t", "4x", "4p", "10s", "4mm", "4b"}) {
     Result<int64_t> r = ParseMemoryMb(bad);
     EXPECT_FALSE(r.ok()) << bad;
     if (!r.ok()) {
-      EXPECT_THAT(r.status().message(), HasSubstr("2g, 512m or 4096 (MB)"));
+      EXPECT_THAT(r.status().message(), HasSubstr(kMemorySizeForms));
     }
   }
 }
@@ -535,8 +537,8 @@ TEST_F(JobSpecTest, BadValueErrorsNameKeyFileValueAndAccepted) {
   Configuration conf = Configuration::WithDefaults();
   ASSERT_TRUE(conf.AddFile(path).ok());
   conf.Set("tony.containers.command", "x", "--executes");
-  EXPECT_EQ(BuildError(conf), "tony.worker.memory = \"lots\" (from " + path +
-                                  "): expected a memory size such as 2g, 512m or 4096 (MB)");
+  EXPECT_EQ(BuildError(conf),
+            "tony.worker.memory = \"lots\" (from " + path + "): expected " + kMemorySizeForms);
 }
 
 TEST_F(JobSpecTest, TypeErrorsForEveryKind) {
@@ -573,6 +575,35 @@ TEST_F(JobSpecTest, TypeErrorsForEveryKind) {
        "tony.portal.cache.max-entries = \"99999999999\" (from --conf): expected an integer"},
       {"tony.worker.memory=0",
        "tony.worker.memory = \"0\" (from --conf): expected a memory size of at least 1 MB"},
+  };
+  for (const Case& c : cases) {
+    Configuration conf = Runnable();
+    ASSERT_TRUE(conf.AddOverride(c.kv).ok());
+    EXPECT_EQ(BuildError(conf), c.expected) << c.kv;
+  }
+}
+
+// A trailing letter is never dropped: an unknown unit fails naming the key, source, value and
+// the accepted forms, for every size and duration key type.
+TEST_F(JobSpecTest, UnknownUnitSuffixesAreErrors) {
+  struct Case {
+    std::string kv;
+    std::string expected;
+  } cases[] = {
+      {"tony.worker.memory=4x",
+       std::string("tony.worker.memory = \"4x\" (from --conf): expected ") + kMemorySizeForms},
+      {"tony.am.memory=2gb",
+       std::string("tony.am.memory = \"2gb\" (from --conf): expected ") + kMemorySizeForms},
+      {"tony.task.max-total-memory=8q",
+       std::string("tony.task.max-total-memory = \"8q\" (from --conf): expected ") +
+           kMemorySizeForms + ", or -1 for no cap"},
+      {"tony.task.heartbeat-interval-ms=10s",
+       "tony.task.heartbeat-interval-ms = \"10s\" (from --conf): expected an integer number of "
+       "milliseconds"},
+      {"tony.task.executor.registry-timeout-sec=30s",
+       "tony.task.executor.registry-timeout-sec = \"30s\" (from --conf): expected an integer "
+       "number of seconds"},
+      {"tony.worker.vcores=2c", "tony.worker.vcores = \"2c\" (from --conf): expected an integer"},
   };
   for (const Case& c : cases) {
     Configuration conf = Runnable();
@@ -684,6 +715,176 @@ TEST_F(ConfigTest, DockerWithoutAnImageNamesTheContainerAndTheKeys) {
             std::string::npos)
       << error;
   EXPECT_EQ(error.find("the coordinator (AM)"), std::string::npos) << error;
+}
+
+// ---- Resource strings (config/resources.h) ----
+
+TEST(ResourceRefTest, TonysGrammarAndHadoopsAlias) {
+  auto plain = ParseResourceRef("/data/vocab.txt");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->source, "/data/vocab.txt");
+  EXPECT_EQ(plain->name, "vocab.txt");
+  EXPECT_FALSE(plain->archive || plain->remote);
+  auto dir = ParseResourceRef("file:///etc/conf/");
+  ASSERT_TRUE(dir.ok());
+  EXPECT_EQ(dir->source, "/etc/conf/");
+  EXPECT_EQ(dir->name, "conf");
+  auto renamed = ParseResourceRef("/tmp/env.zip::env#ARCHIVE");
+  ASSERT_TRUE(renamed.ok());
+  EXPECT_EQ(renamed->name, "env");
+  EXPECT_TRUE(renamed->archive);
+  auto alias = ParseResourceRef("/tmp/a.txt#b.txt");
+  ASSERT_TRUE(alias.ok());
+  EXPECT_EQ(alias->name, "b.txt");
+  EXPECT_FALSE(alias->archive);
+  auto hdfs = ParseResourceRef("hdfs:///user/tony/env/my-venv.zip#archive");
+  ASSERT_TRUE(hdfs.ok());
+  EXPECT_TRUE(hdfs->remote && hdfs->archive);
+  EXPECT_EQ(hdfs->scheme, "hdfs");
+  EXPECT_EQ(hdfs->host, "");
+  EXPECT_EQ(hdfs->port, -1);
+  EXPECT_EQ(hdfs->path, "/user/tony/env/my-venv.zip");
+  EXPECT_EQ(hdfs->name, "my-venv.zip");
+  auto nn = ParseResourceRef("hdfs://nn:8020/libs");
+  ASSERT_TRUE(nn.ok());
+  EXPECT_EQ(nn->host, "nn");
+  EXPECT_EQ(nn->port, 8020);
+  EXPECT_EQ(nn->name, "libs");
+}
+
+TEST(ResourceRefTest, RefusesWhatCannotNameAFile) {
+  for (const char* bad : {"", "#archive", "/tmp/a::b/c", "/tmp/a.txt::x#y", "hdfs://nn:99999/p",
+                          "/", "/tmp/x::..", "/tmp/venv.zip", "/a/b::tony-final.xml"}) {
+    EXPECT_FALSE(ParseResourceRef(bad).ok()) << bad;
+  }
+}
+
+TEST_F(JobSpecTest, BadResourceEntriesNameTheKeyAndTheEntry) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.worker.resources=/tmp/x::..").ok());
+  std::string err = BuildError(conf);
+  EXPECT_THAT(err, HasSubstr("tony.worker.resources = \"/tmp/x::..\" (from --conf): entry "
+                             "\"/tmp/x::..\""));
+  EXPECT_THAT(err, HasSubstr("expected SOURCE[::NAME][#archive] or SOURCE#NAME"));
+}
+
+// ---- The key audit (docs/keys.md) ----
+
+// Every registered key is either applied (this list, each with its test in docs/keys.md) or
+// marked unsupported with a reason: a new key must take one side.
+TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
+  const std::set<std::string> applied = {"tony.yarn.queue",
+                                         "tony.application.name",
+                                         "tony.application.type",
+                                         "tony.application.tags",
+                                         "tony.application.node-label",
+                                         "tony.application.framework",
+                                         "tony.application.distributed-mode",
+                                         "tony.application.timeout",
+                                         "tony.application.untracked.jobtypes",
+                                         "tony.application.sidecar.jobtypes",
+                                         "tony.application.stop-on-failure-jobtypes",
+                                         "tony.application.fail-on-worker-failure-enabled",
+                                         "tony.local.memory",
+                                         "tony.local.vcores",
+                                         "tony.am.memory",
+                                         "tony.am.vcores",
+                                         "tony.am.gpus",
+                                         "tony.am.resources",
+                                         "tony.task.max-total-instances",
+                                         "tony.task.max-total-gpus",
+                                         "tony.task.max-total-vcores",
+                                         "tony.task.max-total-memory",
+                                         "tony.task.heartbeat-interval-ms",
+                                         "tony.task.max-missed-heartbeats",
+                                         "tony.task.executor.execution-timeout-ms",
+                                         "tony.task.executor.registry-timeout-sec",
+                                         "tony.task.executor.execution.error-message-max-depth",
+                                         "tony.container.registration.timeout",
+                                         "tony.container.allocation.timeout",
+                                         "tony.containers.resources",
+                                         "tony.containers.command",
+                                         "tony.containers.envs",
+                                         "tony.execution.envs",
+                                         "tony.<role>.instances",
+                                         "tony.<role>.max-instances",
+                                         "tony.<role>.memory",
+                                         "tony.<role>.vcores",
+                                         "tony.<role>.gpus",
+                                         "tony.<role>.resources",
+                                         "tony.<role>.command",
+                                         "tony.<role>.node-label",
+                                         "tony.<role>.nproc-per-task",
+                                         "tony.docker.enabled",
+                                         "tony.docker.containers.image",
+                                         "tony.docker.<role>.image",
+                                         "tony.docker.containers.mount",
+                                         "tony.python-exec-path"};
+  for (const KeySpec& spec : AllKeys()) {
+    bool is_applied = applied.count(std::string(spec.name)) > 0;
+    EXPECT_NE(is_applied, !spec.unsupported.empty()) << spec.name;
+  }
+}
+
+// A value for an unsupported key (as a user would set it) and the concrete key.
+std::pair<std::string, std::string> UserSetting(const KeySpec& spec) {
+  std::string key(spec.name);
+  for (auto [from, to] : {std::pair{"<role>", "worker"}, std::pair{"<group>", "grp"}}) {
+    for (size_t at = key.find(from); at != std::string::npos; at = key.find(from)) {
+      key.replace(at, std::string_view(from).size(), to);
+    }
+  }
+  switch (spec.type) {
+    case KeyType::kBool:
+      return {key, spec.default_value == "true" ? "false" : "true"};
+    case KeyType::kInt:
+    case KeyType::kLong:
+    case KeyType::kDurationMs:
+      return {key, "7"};
+    case KeyType::kMemory:
+      return {key, "3g"};
+    default:
+      return {key, "x"};
+  }
+}
+
+TEST_F(JobSpecTest, EveryUnsupportedKeyWarnsByNameWithItsReason) {
+  for (const KeySpec& spec : AllKeys()) {
+    if (spec.unsupported.empty()) continue;
+    auto [key, value] = UserSetting(spec);
+    Configuration conf = Runnable();
+    ASSERT_TRUE(conf.AddOverride(key + "=" + value).ok());
+    EXPECT_TRUE(BuildJobSpec(conf).ok()) << key;
+    std::vector<std::string> w = UnsupportedKeyWarnings(conf);
+    ASSERT_EQ(w.size(), 1u) << key;
+    EXPECT_EQ(w[0], key + " = \"" + value +
+                        "\" (from --conf) is not supported by tony and has no "
+                        "effect: " +
+                        std::string(spec.unsupported));
+  }
+}
+
+TEST_F(JobSpecTest, UnsupportedKeysAtTheirDefaultOrSetByTheirFlagDoNotWarn) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.am.retry-count=0").ok());
+  conf.Set("tony.src-dir", "src", "--src_dir");
+  EXPECT_THAT(UnsupportedKeyWarnings(conf), IsEmpty());
+  EXPECT_THAT(UnsupportedKeyWarnings(Configuration::WithDefaults()), IsEmpty());
+}
+
+TEST_F(JobSpecTest, KeysTonyNeverHadNameTheRightKeyOrFlag) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.docker.image=team/train:1").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.application.virtualenv.zip=venv.zip").ok());
+  std::vector<std::string> w = UnknownKeyWarnings(conf);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0],
+            "unknown key tony.application.virtualenv.zip (from --conf); ship a virtualenv with "
+            "--python_venv <zip> (tony.python-venv)");
+  EXPECT_EQ(w[1],
+            "unknown key tony.docker.image (from --conf); TonY's keys are "
+            "tony.docker.containers.image (or tony.docker.<role>.image) with "
+            "tony.docker.enabled=true");
 }
 
 }  // namespace

@@ -102,5 +102,28 @@ TEST(RenderTaskTableTest, NoTasksIsTheHeaderAlone) {
   EXPECT_THAT(Lines(RenderTaskTable(status)), ElementsAre("ROLE  INDEX  STATE  HOST:PORT  EXIT"));
 }
 
+TEST(Printable, TerminalControlSequencesFromATaskAreShownNotObeyed) {
+  // OSC 0 retitles a terminal; CSI 2J clears it; C1 CSI (U+009B) does the same on some.
+  EXPECT_EQ(Printable("\x1b]0;pwned\x07 \x1b[2J done\r"), "^[]0;pwned^G ^[[2J done^M");
+  EXPECT_EQ(Printable("a\x7f \xc2\x9b"
+                      "31m"),
+            "a^? <U+009B>31m");
+  EXPECT_EQ(Printable("line 1\n\tcaf\xc3\xa9"), "line 1\n\tcaf\xc3\xa9");
+}
+
+TEST(Printable, TheSummaryAndTheTableRenderTaskTextHarmlessly) {
+  rpc::JobStatus status;
+  status.set_job_id("j");
+  status.set_final_status(rpc::FAILED);
+  status.set_message("task worker:0 failed:\n\x1b]0;pwned\x07");
+  auto* t = status.add_tasks();
+  t->set_role("wor\x1bker");
+  t->set_state("FAILED");
+  EXPECT_THAT(RenderSummary(status), HasSubstr("^[]0;pwned^G"));
+  EXPECT_EQ(RenderSummary(status).find('\x1b'), std::string::npos);
+  EXPECT_THAT(RenderTaskTable(status), HasSubstr("wor^[ker"));
+  EXPECT_EQ(RenderTaskTable(status).find('\x1b'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tony::client

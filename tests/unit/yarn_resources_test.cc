@@ -7,8 +7,8 @@ namespace {
 
 TEST(YarnResourcesTest, ListingKeepsTheArchiveType) {
   std::vector<YarnResource> in = {
-      {"tony-bundle", {"hdfs", "nn", 8020, "/s/tony-bundle.tar.gz", 10, 20}, true},
-      {"tony-final.xml", {"hdfs", "nn", 8020, "/s/tony-final.xml", 3, 4}, false}};
+      {"tony-bundle", {"hdfs", "nn", 8020, "/s/tony-bundle.tar.gz", 10, 20}, true, {}},
+      {"tony-final.xml", {"hdfs", "nn", 8020, "/s/tony-final.xml", 3, 4}, false, {}}};
   auto out = ParseYarnResources(FormatYarnResources(in));
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   ASSERT_EQ(out->size(), 2u);
@@ -22,7 +22,7 @@ TEST(YarnResourcesTest, ListingKeepsTheArchiveType) {
 // port outside 16 bits is still refused.
 TEST(YarnResourcesTest, NameserviceWithoutAPortRoundTripsAndBadPortsAreRefused) {
   std::vector<YarnResource> in = {
-      {"tony-bundle", {"hdfs", "tonyns", -1, "/s/tony-bundle.tar.gz", 10, 20}, true}};
+      {"tony-bundle", {"hdfs", "tonyns", -1, "/s/tony-bundle.tar.gz", 10, 20}, true, {}}};
   auto out = ParseYarnResources(FormatYarnResources(in));
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   ASSERT_EQ(out->size(), 1u);
@@ -30,6 +30,21 @@ TEST(YarnResourcesTest, NameserviceWithoutAPortRoundTripsAndBadPortsAreRefused) 
   EXPECT_EQ((*out)[0].file.port, -1);
   EXPECT_FALSE(ParseYarnResources("a\thdfs\tnn\t65536\t/p\t1\t2\n").ok());
   EXPECT_FALSE(ParseYarnResources("a\thdfs\tnn\t-2\t/p\t1\t2\n").ok());
+}
+
+// A tony.<role>.resources entry goes to that role's containers only; the listing keeps the roles.
+TEST(YarnResourcesTest, RolesRoundTripAndLimitWhoGetsIt) {
+  std::vector<YarnResource> in = {
+      {"vocab.txt", {"hdfs", "nn", 8020, "/s/vocab.txt", 1, 2}, false, {"worker", "chief"}},
+      {"all.txt", {"hdfs", "nn", 8020, "/s/all.txt", 1, 2}, false, {}}};
+  auto out = ParseYarnResources(FormatYarnResources(in));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_EQ((*out)[0].roles, (std::vector<std::string>{"worker", "chief"}));
+  EXPECT_TRUE((*out)[0].ForRole("chief"));
+  EXPECT_FALSE((*out)[0].ForRole("ps"));
+  EXPECT_TRUE((*out)[1].roles.empty());
+  EXPECT_TRUE((*out)[1].ForRole("ps"));
 }
 
 }  // namespace

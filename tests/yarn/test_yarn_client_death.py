@@ -98,6 +98,11 @@ def test_application_finishes_and_cleans_up_after_the_client_is_killed(miniclust
                                   else None)(rm_app(minicluster, app_id)),
                          timeout=180, interval=1, what="the application to end")
         assert app["state"] == "FINISHED" and app["finalStatus"] == "SUCCEEDED", app
+        # Nobody mirrored the end into the job dir: `tony status` asks the RM (before: RUNNING).
+        st = tony.run("status", app_id)
+        assert st.returncode == 0, st.stdout + st.stderr
+        assert "FINISHED SUCCEEDED" in st.stdout and "RUNNING" not in st.stdout, st.stdout
+        assert tony.status(app_id)["final_status"] == "SUCCEEDED"
         # The AM removed the staging dir after unregistering: the client could not.
         eventually(lambda: not staging_exists(minicluster, app_id), timeout=30, interval=0.5,
                    what="the staging dir to be removed")

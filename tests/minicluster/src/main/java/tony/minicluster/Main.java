@@ -7,6 +7,10 @@
 // one (a test that needs different settings, e.g. a short AMRMToken rolling interval or no GPUs,
 // starts a minicluster of its own).
 // Prints "MINICLUSTER READY <confdir>" on stdout once every NodeManager has registered.
+// Secure mode is the overrides' business (tests/lib/secure_cluster.py writes them): with
+// hadoop.security.authentication=kerberos the JVM logs in from dfs.namenode.keytab.file as
+// dfs.namenode.kerberos.principal before any daemon starts; every daemon must use that one
+// principal, since in one JVM each daemon's keytab login replaces the process-wide login user.
 package tony.minicluster;
 
 import java.io.BufferedReader;
@@ -21,6 +25,7 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.resourcemanager.ClusterMetrics;
@@ -87,6 +92,11 @@ public final class Main {
     // The RM and the NMs share the JVM-wide resource type table, which reads yarn.resource-types
     // from a fresh configuration unless given this one.
     ResourceUtils.resetResourceTypes(conf);
+    if ("kerberos".equals(conf.get("hadoop.security.authentication"))) {
+      UserGroupInformation.setConfiguration(conf);
+      UserGroupInformation.loginUserFromKeytab(
+          conf.get("dfs.namenode.kerberos.principal"), conf.get("dfs.namenode.keytab.file"));
+    }
 
     if (ha) {
       Ha.configureResourceManagers(conf, dataDir);

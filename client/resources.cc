@@ -1,0 +1,72 @@
+#include "client/resources.h"
+
+#include "client/staging.h"
+#include "common/files.h"
+#include "common/strings.h"
+
+namespace tony::client {
+namespace {
+
+Status CheckEntries(const std::string& key, const std::string& value, bool yarn) {
+  for (const std::string& entry : SplitTrimmed(value, ',')) {
+    TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
+    if (ref.remote && !yarn) {
+      return InvalidArgument(key + " entry " + entry + ": the local engine cannot fetch " +
+                             ref.scheme + ":// resources (YARN localizes them: --engine yarn)");
+    }
+    if (!ref.remote && !PathExists(ref.source)) {
+      return InvalidArgument(key + " entry " + entry + ": no such file or directory " + ref.source);
+    }
+    if (!ref.remote && ref.archive && IsDirectory(ref.source)) {
+      return InvalidArgument(key + " entry " + entry + ": #archive names a directory, not an " +
+                             "archive (a directory is shipped as it is without #archive)");
+    }
+  }
+  return Status::Ok();
+}
+
+Status StageOne(const ResourceRef& ref, const std::string& dir) {
+  TONY_ASSIGN_OR_RETURN(std::string source, AbsolutePath(ref.source));
+  std::string dest = JoinPath(dir, ref.name);
+  if (PathExists(dest)) {
+    return InvalidArgument("two resources are named " + ref.name + " (" + ref.text + ")");
+  }
+  if (ref.archive) return UnpackArchive(source, dest).WithContext("resource " + ref.text);
+  return RunQuiet({"cp", "-R", "-L", source, dest}, "").WithContext("staging resource " + ref.text);
+}
+
+}  // namespace
+
+Status CheckResources(const Configuration& conf, const JobSpec& spec, bool yarn) {
+  std::vector<std::string> keys = {"tony.containers.resources", "tony.am.resources"};
+  for (const RoleSpec& r : spec.roles) keys.push_back("tony." + r.name + ".resources");
+  for (const std::string& key : keys) {
+    TONY_RETURN_IF_ERROR(CheckEntries(key, conf.GetOr(key, ""), yarn));
+  }
+  return Status::Ok();
+}
+
+Status StageLocalResources(const JobSpec& spec, const history::JobPaths& paths) {
+  for (const RoleSpec& r : spec.roles) {
+    if (r.resources.empty()) continue;
+    std::string dir = paths.Resources(r.name);
+    TONY_RETURN_IF_ERROR(MakeDirs(dir, 0700));
+    for (const std::string& entry : r.resources) {
+      TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
+      TONY_RETURN_IF_ERROR(StageOne(ref, dir));
+    }
+  }
+  return Status::Ok();
+}
+
+Status UnpackArchive(const std::string& archive, const std::string& dir) {
+  TONY_RETURN_IF_ERROR(MakeDirs(dir, 0700));
+  std::string lower = ToLower(archive);
+  if (EndsWith(lower, ".tar.gz") || EndsWith(lower, ".tgz") || EndsWith(lower, ".tar") ||
+      EndsWith(lower, ".tar.bz2")) {
+    return RunQuiet({"tar", "-xf", archive, "-C", dir, "--no-same-owner"}, "");
+  }
+  return RunQuiet({"unzip", "-qq", "-o", archive, "-d", dir}, "");
+}
+
+}  // namespace tony::client

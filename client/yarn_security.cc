@@ -1,0 +1,107 @@
+#include "client/yarn_security.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdlib.h>
+
+#include "common/strings.h"
+#include "hadoop/yarn/records.h"
+
+namespace tony::client {
+namespace {
+
+std::string ShortName(const std::string& principal) {
+  return principal.substr(0, principal.find_first_of("/@"));
+}
+
+// The RM's principal for this cluster's first ResourceManager (Hadoop's
+// YarnClientUtils.getRmPrincipal): what both tokens name as their renewer.
+std::string RmPrincipal(const hadoop::ClusterConf& cluster) {
+  auto rm = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
+  return hadoop::ServerPrincipal(cluster.rm_principal, rm.ok() ? rm->first : "");
+}
+
+}  // namespace
+
+std::string TokenService(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* found = nullptr;
+  std::string ip = host;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) == 0 && found != nullptr) {
+    char text[INET_ADDRSTRLEN] = {};
+    auto* in = reinterpret_cast<sockaddr_in*>(found->ai_addr);
+    if (::inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text)) != nullptr) ip = text;
+    ::freeaddrinfo(found);
+  }
+  return ip + ":" + std::to_string(port);
+}
+
+Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
+                                       const Configuration& job_conf,
+                                       const std::string& simple_user) {
+  ClientSecurity out;
+  out.user = simple_user;
+  if (!cluster.kerberos) return out;
+  std::string principal = job_conf.GetOr("tony.kerberos.principal", "");
+  std::string keytab = job_conf.GetOr("tony.kerberos.keytab", "");
+  if (principal.empty() != keytab.empty()) {
+    return InvalidArgument(
+        "tony.kerberos.principal and tony.kerberos.keytab go together; set both or neither");
+  }
+  using hadoop::security::KerberosCredentials;
+  auto creds = keytab.empty() ? KerberosCredentials::FromTicketCache()
+                              : KerberosCredentials::FromKeytab(principal, keytab);
+  if (!creds.ok()) {
+    return creds.status().WithContext("the cluster in " + cluster.conf_dir + " uses Kerberos");
+  }
+  out.kerberos = *creds;
+  out.user = ShortName(out.kerberos->principal());
+  // libcurl's SPNEGO takes the default cache: point it at the keytab login's own.
+  if (!out.kerberos->ccache().empty()) ::setenv("KRB5CCNAME", out.kerberos->ccache().c_str(), 1);
+  return out;
+}
+
+std::unique_ptr<hadoop::yarn::ApplicationClient> MakeRmClient(
+    const hadoop::ClusterConf& cluster, const ClientSecurity& security,
+    std::vector<hadoop::ipc::ServerAddress> servers) {
+  if (!security.kerberos) {
+    return std::make_unique<hadoop::yarn::ApplicationClient>(std::move(servers), security.user,
+                                                             cluster.rm_failover);
+  }
+  return std::make_unique<hadoop::yarn::ApplicationClient>(
+      std::move(servers), security.kerberos, cluster.rm_principal, cluster.rpc_protection,
+      cluster.rm_failover);
+}
+
+std::unique_ptr<hadoop::hdfs::WebHdfs> MakeWebHdfs(const hadoop::ClusterConf& cluster,
+                                                   const ClientSecurity& security) {
+  auto fs = std::make_unique<hadoop::hdfs::WebHdfs>(Join(cluster.NameNodeHttpAddresses(), ","),
+                                                    security.user);
+  if (security.kerberos) fs->UseSpnego();
+  return fs;
+}
+
+Result<hadoop::security::Credentials> FetchDelegationTokens(const hadoop::ClusterConf& cluster,
+                                                            const ClientSecurity& security,
+                                                            hadoop::yarn::ApplicationClient& rm,
+                                                            hadoop::hdfs::WebHdfs& fs) {
+  hadoop::security::Credentials creds;
+  if (!security.kerberos) return creds;
+  const std::string renewer = RmPrincipal(cluster);
+  TONY_ASSIGN_OR_RETURN(auto rm_token, rm.GetDelegationToken(renewer));
+  auto rm_addr = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
+  if (rm_addr.ok()) rm_token.service = TokenService(rm_addr->first, rm_addr->second);
+  creds.AddToken(rm_token.service, rm_token);
+
+  TONY_ASSIGN_OR_RETURN(std::string url, fs.GetDelegationToken(renewer));
+  TONY_ASSIGN_OR_RETURN(auto hdfs_token, hadoop::security::DecodeTokenUrlString(url));
+  // The same identifier and password serve HDFS RPC, which the NodeManagers localize with.
+  hdfs_token.kind = hadoop::security::kHdfsDelegationTokenKind;
+  hdfs_token.service = cluster.nameservice.empty() ? TokenService(cluster.fs_host, cluster.fs_port)
+                                                   : "ha-hdfs:" + cluster.nameservice;
+  creds.AddToken(hdfs_token.service, hdfs_token);
+  return creds;
+}
+
+}  // namespace tony::client

@@ -1,0 +1,128 @@
+"""The job's control-plane secret never reaches user code: a hostile task tries what it can as the
+same user (its ancestors' /proc environ, cmdline, fds and memory, the coordinator's, every file of
+the job dir and TONY_HOME) and then tries every secret-shaped string it found against the control
+plane. None may be accepted."""
+import json
+import os
+import subprocess
+
+from tonytest import SYSTEM_PYTHON, TONY_BIN, assert_nothing_left, tony_xml, write
+
+PROBE = os.environ.get("TONY_RPC_PROBE", os.path.join(os.path.dirname(__file__), "../../build/tests/tony_rpc_probe"))
+
+HOSTILE = r'''
+import json, os, re, subprocess, sys
+probe = sys.argv[1]
+HEX = re.compile(rb"[0-9a-f]{64}")
+found, tried = {}, {}
+
+def harvest(data, where):
+    for m in HEX.findall(data):
+        found.setdefault(m.decode(), where)
+
+def read(path, limit=16 << 20):
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            data = os.read(fd, limit)
+        finally:
+            os.close(fd)
+        harvest(data, path)
+        tried[path] = "read"
+    except OSError as e:
+        tried[path] = type(e).__name__
+
+def read_memory(pid):
+    try:
+        maps = open(f"/proc/{pid}/maps").read().splitlines()
+        mem = open(f"/proc/{pid}/mem", "rb", buffering=0)
+    except OSError as e:
+        tried[f"/proc/{pid}/mem"] = type(e).__name__
+        return
+    total = 0
+    for line in maps:
+        fields = line.split()
+        if "r" not in fields[1] or total > (512 << 20):
+            continue
+        lo, hi = (int(x, 16) for x in fields[0].split("-"))
+        try:
+            mem.seek(lo)
+            chunk = mem.read(hi - lo)
+            total += len(chunk)
+            harvest(chunk, f"/proc/{pid}/mem ({open(f'/proc/{pid}/cmdline', 'rb').read()[:200]})")
+        except (OSError, ValueError, OverflowError):
+            pass
+    tried[f"/proc/{pid}/mem"] = "read"
+
+def parent(pid):
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+
+job_dir = os.environ["TONY_JOB_DIR"]
+am = json.load(open(os.path.join(job_dir, "am.json")))
+targets, pid = [], os.getppid()
+while pid > 1:
+    targets.append(pid)
+    pid = parent(pid)
+targets.append(am["pid"])
+def is_tony(pid):
+    try:
+        argv0 = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[0]
+        return os.path.basename(argv0) == b"tony"
+    except OSError:
+        return False
+
+targets += [int(p) for p in os.listdir("/proc") if p.isdigit() and is_tony(p)]  # every tony process
+targets = list(dict.fromkeys(targets))
+for pid in targets:
+    for what in ("environ", "cmdline"):
+        read(f"/proc/{pid}/{what}")
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            read(f"/proc/{pid}/fd/{fd}", 1 << 20)
+    except OSError as e:
+        tried[f"/proc/{pid}/fd"] = type(e).__name__
+    read_memory(pid)
+for root in {job_dir, os.environ["TONY_HOME"]}:
+    for d, _, files in os.walk(root):
+        for f in files:
+            read(os.path.join(d, f))
+harvest("\0".join(f"{k}={v}" for k, v in os.environ.items()).encode(), "os.environ")
+
+address = f"{am['host']}:{am['port']}"
+accepted = [s for s in sorted(found)
+            if subprocess.run([probe, address, s], capture_output=True).returncode == 0]
+json.dump({"tried": tried, "candidates": len(found), "accepted": len(accepted),
+           "tony_pids": [p for p in targets if is_tony(p)], "am_pid": am["pid"]},
+          open(os.path.join(os.environ["TONY_LOG_DIR"], "hostile.json"), "w"))
+if accepted:
+    print("the job secret leaked to user code through " + found[accepted[0]], file=sys.stderr)
+    sys.exit(3)
+'''
+
+
+def test_a_hostile_task_cannot_find_the_job_secret(tony, tmp_path):
+    src = tmp_path / "src"
+    write(str(src / "hostile.py"), HOSTILE)
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    # A secret-shaped canary in the client's environment reaches every process of the job: the
+    # task must find it (its search works), and the control plane must refuse it.
+    env = dict(tony.env, CANARY="c" * 64)
+    # Root may read any process's memory (CAP_SYS_PTRACE): the task plays an ordinary user.
+    drop = "setpriv --bounding-set -all --inh-caps -all " if os.geteuid() == 0 else ""
+    r = subprocess.run([TONY_BIN, "submit", "--executes",
+                        f"{drop}{SYSTEM_PYTHON} hostile.py {PROBE}", "--src_dir", str(src),
+                        "--conf_file", conf], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert not os.path.exists(os.path.join(tony.job_dir(), "secret"))
+    for t in tony.status()["tasks"]:
+        report = json.load(open(os.path.join(t["log_dir"], "hostile.json")))
+        assert report["accepted"] == 0 and report["candidates"] >= 1, report
+        # Each tony process it found (its executor, the coordinator, the client) is not dumpable:
+        # its environment and memory cannot be read by the same user.
+        assert report["am_pid"] in report["tony_pids"] and len(report["tony_pids"]) >= 3, report
+        for pid in report["tony_pids"]:
+            for what in ("environ", "mem"):
+                assert report["tried"][f"/proc/{pid}/{what}"] == "PermissionError", (pid, report)
+    assert_nothing_left(tony.home)
