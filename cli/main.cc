@@ -1,7 +1,5 @@
 // tony: one binary, many roles. `tony submit` on the user's machine, `tony am` as the job's
 // coordinator, `tony executor` in every task container, and the job tools status/kill/logs.
-#include <signal.h>
-
 #include <iostream>
 #include <string>
 #include <vector>
@@ -17,12 +15,9 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "common/strings.h"
-#include "config/job_spec.h"
-#include "coordinator/coordinator.h"
-#include "engine/local/local_engine.h"
+#include "coordinator/am_main.h"
 #include "executor/executor.h"
 #include "history/job_dir.h"
-#include "rpc/job_secret.h"
 
 namespace tony::cli {
 namespace {
@@ -74,42 +69,12 @@ int RunCoordinator(const std::vector<std::string>& args) {
   SetLogComponent("am");
   auto flags = ParseFlags(args, {{"job-dir", true, false, "the job directory"},
                                  {"engine", true, false, "local (default) or yarn"}});
-  if (!flags.ok() || !flags->Has("job-dir")) {
-    TONY_LOG(kError) << "usage: tony am --job-dir <dir> [--engine yarn]";
+  AmEngineFactory factory = flags.ok() ? EngineFactoryFor(flags->Get("engine")) : nullptr;
+  if (!flags.ok() || !flags->Has("job-dir") || factory == nullptr) {
+    TONY_LOG(kError) << "usage: tony am --job-dir <dir> [--engine local|yarn]";
     return 2;
   }
-  if (flags->Get("engine") == "yarn") return client::RunYarnCoordinator(flags->Get("job-dir"));
-  history::JobPaths paths(flags->Get("job-dir"));
-  // From the pipe the client handed it over on (rpc/job_secret.h).
-  auto secret = rpc::ReadJobSecret();
-  if (!secret.ok()) {
-    TONY_LOG(kError) << secret.status().message();
-    return 1;
-  }
-  Configuration conf;
-  Status s = conf.AddFile(paths.FinalConf());
-  if (!s.ok()) {
-    TONY_LOG(kError) << s.message();
-    return 1;
-  }
-  auto spec = BuildJobSpec(conf);
-  if (!spec.ok()) {
-    TONY_LOG(kError) << spec.status().message();
-    return 1;
-  }
-  ::signal(SIGPIPE, SIG_IGN);
-  CoordinatorOptions options;
-  options.job_id = BaseName(paths.root);
-  options.job_dir = paths.root;
-  options.secret = *secret;
-  auto self = SelfExecutable();
-  options.tony_binary = self.ok() ? *self : "tony";
-  engine::MachineCapacity capacity = engine::DetectCapacity(*spec);
-  std::string host = options.advertised_host;
-  Coordinator coordinator(options, std::move(spec).value(), [&](asio::io_context& io) {
-    return std::make_unique<engine::LocalEngine>(io, host, capacity.gpu_ids);
-  });
-  return coordinator.Run();
+  return RunAm(flags->Get("job-dir"), factory);
 }
 
 int RunLogs(const std::vector<std::string>& args) {
@@ -176,7 +141,9 @@ int RunStatusOrKill(const std::string& command, const std::vector<std::string>& 
     return 2;
   }
   if (!kill) return client::ShowStatus(*id);
-  if (StartsWith(*id, "application_")) return client::KillYarnApplication(*id);
+  if (StartsWith(*id, "application_")) {
+    return client::KillYarnApplication(*id, client::HadoopConfDirOf(*id));
+  }
   return client::KillJob(*id);
 }
 

@@ -43,8 +43,7 @@ Result<std::vector<SharedLibrary>> LoadedLibraries(const std::string& binary);
 // The path of the bundle for `binary` in `cache_dir`, built there first unless cached.
 Result<std::string> BuildBundle(const std::string& binary, const std::string& cache_dir);
 
-// Inside a container: the name of the ARCHIVE resource and the executable in it.
-inline constexpr char kBundleResource[] = "tony-bundle";
-inline constexpr char kBundleBinary[] = "./tony-bundle/bin/tony";
+// Inside a YARN container the bundle is the ARCHIVE resource engine::kBundleResource, and tony is
+// engine::kBundleBinary in it (engine/yarn_contract.h).
 
 }  // namespace tony::client

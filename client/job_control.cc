@@ -65,8 +65,8 @@ rpc::JobStatus RecordCoordinatorLost(const history::JobPaths& paths, const histo
   std::string why = "coordinator (pid " + std::to_string(am.pid) +
                     ") died without recording the job's end (killed or crashed); see " +
                     paths.AmLog();
-  status.set_phase("FINISHED");
-  status.set_final_status("FAILED");
+  status.set_phase(rpc::FINISHED);
+  status.set_final_status(rpc::FAILED);
   status.set_message(why);
   status.set_end_wall_ms(SystemClock().WallMs());
   EndUnendedTasks(status, "LOST", "lost: the coordinator died");
@@ -158,7 +158,8 @@ JobRow ReadJobRow(const std::string& id) {
   }
   auto status = RecordedStatus(paths);
   if (!status.ok()) return row;
-  row.state = IsFinished(*status) ? status->final_status() : status->phase();
+  row.state = IsFinished(*status) ? rpc::FinalStatus_Name(status->final_status())
+                                  : rpc::JobPhase_Name(status->phase());
   row.message = status->message().substr(0, status->message().find('\n'));
   if (status->start_wall_ms() > 0) {
     row.start_ms = status->start_wall_ms();
@@ -205,8 +206,8 @@ int ShowStatus(const std::string& id_or_path) {
   if (!status.ok())
     return Error("no status for job " + id_or_path + ": " + status.status().message());
   std::cout << "job " << status->job_id() << " (" << status->framework() << ", " << status->engine()
-            << " engine): " << status->phase();
-  if (IsFinished(*status)) std::cout << " " << status->final_status();
+            << " engine): " << rpc::JobPhase_Name(status->phase());
+  if (IsFinished(*status)) std::cout << " " << rpc::FinalStatus_Name(status->final_status());
   std::cout << "\n" << RenderTaskTable(*status);
   if (IsFinished(*status)) std::cout << RenderSummary(*status);
   return IsFinished(*status) && !Succeeded(*status) ? 1 : 0;
@@ -218,7 +219,8 @@ int KillJob(const std::string& id_or_path) {
   history::JobPaths paths(*dir);
   auto before = history::ReadJobStatus(paths);
   if (before.ok() && IsFinished(*before)) {
-    std::cout << "job " << before->job_id() << " already ended: " << before->final_status() << "\n";
+    std::cout << "job " << before->job_id()
+              << " already ended: " << rpc::FinalStatus_Name(before->final_status()) << "\n";
     return 0;
   }
   auto am = history::ReadAmInfo(paths);
@@ -239,13 +241,14 @@ int KillJob(const std::string& id_or_path) {
   auto after = history::ReadJobStatus(paths);
   if (!after.ok() || !IsFinished(*after)) {
     rpc::JobStatus killed = after.ok() ? *after : rpc::JobStatus();
-    killed.set_phase("FINISHED");
-    killed.set_final_status("KILLED");
+    killed.set_phase(rpc::FINISHED);
+    killed.set_final_status(rpc::KILLED);
     killed.set_message("killed by user (tony kill; the coordinator was not running)");
     (void)history::WriteJobStatus(paths, killed);
     after = killed;
   }
-  std::cout << "job " << BaseName(paths.root) << " " << after->final_status() << "\n";
+  std::cout << "job " << BaseName(paths.root) << " " << rpc::FinalStatus_Name(after->final_status())
+            << "\n";
   return 0;
 }
 

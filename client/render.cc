@@ -100,11 +100,11 @@ std::string RenderTaskTable(const rpc::JobStatus& status) {
   return Layout(columns);
 }
 
-bool IsFinished(const rpc::JobStatus& status) { return status.phase() == "FINISHED"; }
-bool Succeeded(const rpc::JobStatus& status) { return status.final_status() == "SUCCEEDED"; }
+bool IsFinished(const rpc::JobStatus& status) { return status.phase() == rpc::FINISHED; }
+bool Succeeded(const rpc::JobStatus& status) { return status.final_status() == rpc::SUCCEEDED; }
 
 std::string RenderSummary(const rpc::JobStatus& status) {
-  std::string out = "job " + status.job_id() + " " + status.final_status();
+  std::string out = "job " + status.job_id() + " " + rpc::FinalStatus_Name(status.final_status());
   if (status.end_wall_ms() > 0 && status.start_wall_ms() > 0) {
     char took[64];
     std::snprintf(took, sizeof(took), " after %.1f s",

@@ -10,8 +10,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <thread>
 
+#include "client/follow.h"
 #include "client/render.h"
 #include "client/resources.h"
 #include "client/staging.h"
@@ -26,7 +28,7 @@
 #include "engine/local/local_engine.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
-#include "runtime/horovod_driver.h"
+#include "runtime/framework.h"
 #include "runtime/runtime.h"
 
 namespace tony::client {
@@ -216,82 +218,69 @@ Result<history::AmInfo> WaitForCoordinator(const history::JobPaths& paths, pid_t
   return DeadlineExceeded("the coordinator did not start within 30 s; see " + paths.AmLog());
 }
 
-// Follows the job until it ends; returns its final status. A coordinator that is alive but has
-// answered nothing for `unresponsive_ms` (the executors' own loss bound, README "a lost
-// coordinator") is killed and the job failed as unresponsive.
-rpc::JobStatus FollowJob(const history::JobPaths& paths, const history::AmInfo& am, pid_t am_pid,
-                         const std::string& secret, int64_t unresponsive_ms) {
-  rpc::CoordinatorClient client(am.Address(), secret);
-  StatusPrinter printer(::isatty(STDOUT_FILENO) != 0);
-  rpc::JobStatus last;
-  int64_t version = -1;
-  int64_t last_answer = SystemClock().MonotonicMs();
-  bool unresponsive = false;
-  bool kill_sent = false;
-  while (true) {
-    if (Interrupts() > 0 && !kill_sent) {
-      std::cerr << InterruptNotice("job " + paths.root) << "\n";
-      rpc::KillJobRequest req;
-      req.set_reason(InterruptKillReason());
-      (void)client.KillJob(req, 5000);
-      kill_sent = true;
-    }
-    if (Interrupts() > 1) break;
-    rpc::GetJobStatusRequest req;
-    req.set_after_version(version);
-    req.set_wait_ms(kill_sent ? 200 : 1000);
-    int64_t left = last_answer + unresponsive_ms - SystemClock().MonotonicMs();
-    auto status = client.GetJobStatus(
-        req, static_cast<int>(std::clamp<int64_t>(left, 1000 + req.wait_ms(), 6000)));
-    if (status.ok()) {
-      last_answer = SystemClock().MonotonicMs();
-      last = *status;
-      version = last.version();
-      printer.Show(last);
-      if (IsFinished(last)) return last;
-      continue;
-    }
-    int st = 0;
-    bool am_gone = ::waitpid(am_pid, &st, WNOHANG) == am_pid || !ProcessAlive(am_pid);
-    unresponsive = !am_gone && SystemClock().MonotonicMs() - last_answer >= unresponsive_ms;
-    if (am_gone || unresponsive) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  // The coordinator is gone or unreachable: trust only what it wrote, and leave nothing behind.
-  auto written = history::ReadJobStatus(paths);
-  if (written.ok() && IsFinished(*written)) return *written;
-  KillSession(am_pid);
-  rpc::JobStatus dead = written.ok() ? *written : last;
-  dead.set_phase("FINISHED");
-  dead.set_final_status(Interrupts() > 1 ? "KILLED" : "FAILED");
-  std::string what = unresponsive ? "the coordinator was unresponsive for " +
-                                        std::to_string(unresponsive_ms / 1000) +
-                                        " s (tony.task.heartbeat-interval-ms x "
-                                        "tony.task.max-missed-heartbeats) and was killed"
-                                  : "the coordinator died unexpectedly";
-  dead.set_message(Interrupts() > 1 ? "killed by user (forced)"
-                                    : what + "; its log " + paths.AmLog() + " ends with:\n" +
-                                          Join(TailLines(paths.AmLog(), 10), "\n"));
-  (void)history::WriteJobStatus(paths, dead);
-  return dead;
-}
+// The local engine's hooks for FollowJob: the coordinator is a child process of this client. One
+// that is alive but has answered nothing for `unresponsive_ms` (the executors' own loss bound,
+// README "a lost coordinator") is killed and the job failed as unresponsive.
+class LocalFollower final : public JobFollower {
+ public:
+  LocalFollower(const history::JobPaths& paths, const history::AmInfo& am, pid_t am_pid,
+                const std::string& secret, int64_t unresponsive_ms)
+      : paths_(paths),
+        am_pid_(am_pid),
+        client_(am.Address(), secret),
+        unresponsive_ms_(unresponsive_ms),
+        last_answer_(SystemClock().MonotonicMs()) {}
 
-// Horovod jobs get TonY's driver role unless they bring their own: one untracked task that serves
-// the gloo rendezvous with the script tony ships (runtime/horovod_driver.h).
-void AddHorovodDriver(Configuration& conf, const std::string& python) {
-  if (ToLower(Trim(conf.GetOr("tony.application.framework", ""))) != "horovod") return;
-  if (ParseInt64(conf.GetOr("tony.driver.instances", "0")).value_or(0) > 0) return;
-  const std::string source = "horovod runtime";
-  conf.Set("tony.driver.instances", "1", source);
-  conf.Set("tony.driver.vcores", "1", source);
-  conf.Set("tony.driver.memory", "512m", source);
-  conf.Set("tony.driver.command",
-           (python.empty() ? "python3" : python) + " " + std::string(runtime::kHorovodDriverFile),
-           source);
-  std::string untracked = conf.GetOr("tony.application.untracked.jobtypes", "ps");
-  conf.Set("tony.application.untracked.jobtypes",
-           untracked.empty() ? "driver" : untracked + ",driver", source);
-}
+  std::string Name() const override { return "job " + paths_.root; }
+  rpc::CoordinatorClient* Coordinator() override { return &client_; }
+  void OnStatus(const rpc::JobStatus& /*status*/) override {
+    last_answer_ = SystemClock().MonotonicMs();
+  }
+  // Never past the unresponsive bound.
+  int StatusTimeoutMs(int wait_ms) const override {
+    int64_t left = last_answer_ + unresponsive_ms_ - SystemClock().MonotonicMs();
+    return static_cast<int>(std::clamp<int64_t>(left, 1000 + wait_ms, 6000));
+  }
+
+  std::optional<rpc::JobStatus> OnNoAnswer(const rpc::JobStatus& last) override {
+    int st = 0;
+    bool am_gone = ::waitpid(am_pid_, &st, WNOHANG) == am_pid_ || !ProcessAlive(am_pid_);
+    unresponsive_ = !am_gone && SystemClock().MonotonicMs() - last_answer_ >= unresponsive_ms_;
+    if (am_gone || unresponsive_) return Dead(last);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return std::nullopt;
+  }
+
+  rpc::JobStatus Force(const rpc::JobStatus& last) override { return Dead(last); }
+
+ private:
+  // The coordinator is gone or unreachable: trust only what it wrote, and leave nothing behind.
+  rpc::JobStatus Dead(const rpc::JobStatus& last) {
+    auto written = history::ReadJobStatus(paths_);
+    if (written.ok() && IsFinished(*written)) return *written;
+    KillSession(am_pid_);
+    rpc::JobStatus dead = written.ok() ? *written : last;
+    dead.set_phase(rpc::FINISHED);
+    dead.set_final_status(Interrupts() > 1 ? rpc::KILLED : rpc::FAILED);
+    std::string what = unresponsive_ ? "the coordinator was unresponsive for " +
+                                           std::to_string(unresponsive_ms_ / 1000) +
+                                           " s (tony.task.heartbeat-interval-ms x "
+                                           "tony.task.max-missed-heartbeats) and was killed"
+                                     : "the coordinator died unexpectedly";
+    dead.set_message(Interrupts() > 1 ? "killed by user (forced)"
+                                      : what + "; its log " + paths_.AmLog() + " ends with:\n" +
+                                            Join(TailLines(paths_.AmLog(), 10), "\n"));
+    (void)history::WriteJobStatus(paths_, dead);
+    return dead;
+  }
+
+  const history::JobPaths& paths_;
+  pid_t am_pid_;
+  rpc::CoordinatorClient client_;
+  int64_t unresponsive_ms_;
+  int64_t last_answer_;
+  bool unresponsive_ = false;
+};
 
 }  // namespace
 
@@ -323,7 +312,8 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
     conf.Set("tony.containers.command", ComposeCommand(o, python), "--executes");
   }
   // TonY's helper scripts run with tony.python-exec-path, which a job file may set instead.
-  AddHorovodDriver(conf, python.empty() ? conf.GetOr("tony.python-exec-path", "") : python);
+  runtime::AddFrameworkRoles(conf,
+                             python.empty() ? conf.GetOr("tony.python-exec-path", "") : python);
   if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
   if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
   // TonY appends them to tony.containers.resources, a path without a scheme on the default FS.
@@ -411,9 +401,9 @@ int Submit(const SubmitOptions& o) {
     std::cerr << "tony: error: " << am.status().message() << "\n";
     return kExitJobFailed;
   }
-  rpc::JobStatus final_status =
-      FollowJob(paths, *am, *am_pid, secret,
-                spec->heartbeat_interval_ms * std::max(1, spec->max_missed_heartbeats));
+  LocalFollower follower(paths, *am, *am_pid, secret,
+                         spec->heartbeat_interval_ms * std::max(1, spec->max_missed_heartbeats));
+  rpc::JobStatus final_status = FollowJob(follower);
   // Reap the coordinator (it exits once it has told us the end), so no zombie is left. Waited
   // for on its exit, not polled: every local job's wall time includes this wait.
   int st = 0;

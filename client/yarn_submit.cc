@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "client/bundle.h"
+#include "client/follow.h"
 #include "client/render.h"
 #include "client/resources.h"
 #include "client/staging.h"
@@ -20,7 +21,7 @@
 #include "common/log.h"
 #include "common/process.h"
 #include "common/strings.h"
-#include "engine/yarn/yarn_engine.h"
+#include "engine/yarn_contract.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/ipc/connection.h"
 #include "hadoop/yarn/clients.h"
@@ -64,8 +65,8 @@ Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterC
 }
 
 // `job_conf` names a keytab login (tony.kerberos.*); without it a secure cluster needs kinit.
-Result<Cluster> LoadCluster(const Configuration& job_conf = Configuration()) {
-  std::string dir = hadoop::HadoopConfDir();
+Result<Cluster> LoadCluster(const std::string& dir,
+                            const Configuration& job_conf = Configuration()) {
   if (dir.empty()) {
     return FailedPrecondition(
         "the yarn engine needs the cluster's Hadoop config: set HADOOP_CONF_DIR (or "
@@ -236,106 +237,107 @@ void RemoveStaging(const Cluster& c, const std::string& app_id) {
 // saying so (killed, crashed, or the client was not there to hear it).
 void ApplyFinalReport(const pb::ApplicationReportProto& report, const std::string& app_id,
                       rpc::JobStatus* status) {
-  status->set_phase("FINISHED");
-  std::string final_status(yarn::FinalStatusName(report.final_application_status()));
-  if (report.yarn_application_state() == pb::KILLED) final_status = "KILLED";
-  if (final_status != "SUCCEEDED" && final_status != "KILLED") final_status = "FAILED";
+  status->set_phase(rpc::FINISHED);
+  rpc::FinalStatus final_status = rpc::FAILED;
+  if (report.final_application_status() == pb::APP_SUCCEEDED) final_status = rpc::SUCCEEDED;
+  if (report.final_application_status() == pb::APP_KILLED ||
+      report.yarn_application_state() == pb::KILLED) {
+    final_status = rpc::KILLED;
+  }
   status->set_final_status(final_status);
   status->set_message("YARN application " + app_id + " " +
                       std::string(yarn::ApplicationStateName(report.yarn_application_state())) +
                       ": " + report.diagnostics());
 }
 
-// Follows the application: its report until the AM listens, then the coordinator's status.
-rpc::JobStatus Follow(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& app,
-                      const history::JobPaths& paths, const std::string& secret) {
-  std::string app_id = yarn::ApplicationIdString(app);
-  std::unique_ptr<rpc::CoordinatorClient> am;
-  rpc::JobStatus last;
-  last.set_job_id(app_id);
-  int64_t version = -1;
-  StatusPrinter printer(::isatty(STDOUT_FILENO) != 0);
-  std::string last_state;
-  bool kill_sent = false;
-  int64_t next_report_ms = 0;
-  pb::ApplicationReportProto report;
-  std::set<std::string> announced;  // containers whose log URL was printed
-  while (true) {
-    if (Interrupts() > 0 && !kill_sent) {
-      std::cerr << InterruptNotice(app_id) << "\n";
-      rpc::KillJobRequest req;
-      req.set_reason(InterruptKillReason());
-      if (am == nullptr || !am->KillJob(req, 5000).ok()) {
-        (void)rm.ForceKillApplication(app, InterruptKillReason());
-      }
-      kill_sent = true;
-    }
-    if (Interrupts() > 1) {
-      (void)rm.ForceKillApplication(app, "killed by user (forced)");
-      last.set_phase("FINISHED");
-      last.set_final_status("KILLED");
-      last.set_message("killed by user (forced)");
-      return last;
-    }
-    if (am != nullptr) {
-      rpc::GetJobStatusRequest req;
-      req.set_after_version(version);
-      req.set_wait_ms(kill_sent ? 200 : 1000);
-      auto status = am->GetJobStatus(req, 6000);
-      if (status.ok()) {
-        last = *status;
-        version = last.version();
-        (void)history::WriteJobStatus(paths, last);
-        for (const auto& t : last.tasks()) {
-          if (t.log_url().empty() || !announced.insert(t.container_id()).second) continue;
-          std::cout << "tony: " << t.role() << ":" << t.index() << " in " << t.container_id()
-                    << ", logs " << t.log_url() << "\n";
-        }
-        printer.Show(last);
-        if (IsFinished(last)) return last;
-        continue;
-      }
-      am.reset();  // the AM went away or is unreachable: fall back to the RM's report
-    }
-    int64_t now = SystemClock().MonotonicMs();
-    if (now < next_report_ms) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(next_report_ms - now));
-    }
-    next_report_ms = SystemClock().MonotonicMs() + 500;
-    auto r = rm.GetApplicationReport(app);
-    if (!r.ok()) {
-      std::cerr << "tony: warning: " << r.status().message() << "\n";
-      continue;
-    }
-    report = *r;
-    std::string state(yarn::ApplicationStateName(report.yarn_application_state()));
-    if (state != last_state) {
-      std::cout << "tony: application " << app_id << " is " << state << "\n" << std::flush;
-      last_state = state;
-    }
-    if (yarn::IsTerminal(report.yarn_application_state())) break;
-    if (report.yarn_application_state() == pb::RUNNING && report.rpc_port() > 0 &&
-        !report.host().empty() && report.host() != "N/A") {
-      am = std::make_unique<rpc::CoordinatorClient>(
-          report.host() + ":" + std::to_string(report.rpc_port()), secret);
+// The YARN engine's hooks for FollowJob: the application's report until the AM listens, then
+// the coordinator's status; the RM's report again whenever the coordinator does not answer.
+class YarnFollower final : public JobFollower {
+ public:
+  YarnFollower(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& app,
+               const history::JobPaths& paths, const std::string& secret)
+      : rm_(rm),
+        app_(app),
+        app_id_(yarn::ApplicationIdString(app)),
+        paths_(paths),
+        secret_(secret) {
+    last_.set_job_id(app_id_);
+  }
+
+  std::string Name() const override { return app_id_; }
+  rpc::CoordinatorClient* Coordinator() override { return am_.get(); }
+
+  void OnStatus(const rpc::JobStatus& status) override {
+    last_ = status;
+    (void)history::WriteJobStatus(paths_, last_);
+    for (const auto& t : last_.tasks()) {
+      if (t.log_url().empty() || !announced_.insert(t.container_id()).second) continue;
+      std::cout << "tony: " << t.role() << ":" << t.index() << " in " << t.container_id()
+                << ", logs " << t.log_url() << "\n";
     }
   }
+
+  void KillWithoutCoordinator(const std::string& reason) override {
+    (void)rm_.ForceKillApplication(app_, reason);
+  }
+
+  std::optional<rpc::JobStatus> OnNoAnswer(const rpc::JobStatus& /*last*/) override {
+    am_.reset();  // the AM went away or is unreachable: fall back to the RM's report
+    int64_t now = SystemClock().MonotonicMs();
+    if (now < next_report_ms_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(next_report_ms_ - now));
+    }
+    next_report_ms_ = SystemClock().MonotonicMs() + 500;
+    auto r = rm_.GetApplicationReport(app_);
+    if (!r.ok()) {
+      std::cerr << "tony: warning: " << r.status().message() << "\n";
+      return std::nullopt;
+    }
+    std::string state(yarn::ApplicationStateName(r->yarn_application_state()));
+    if (state != last_state_) {
+      std::cout << "tony: application " << app_id_ << " is " << state << "\n" << std::flush;
+      last_state_ = state;
+    }
+    if (yarn::IsTerminal(r->yarn_application_state())) return EndedWithoutCoordinator(*r);
+    if (r->yarn_application_state() == pb::RUNNING && r->rpc_port() > 0 && !r->host().empty() &&
+        r->host() != "N/A") {
+      am_ = std::make_unique<rpc::CoordinatorClient>(
+          r->host() + ":" + std::to_string(r->rpc_port()), secret_);
+    }
+    return std::nullopt;
+  }
+
+  rpc::JobStatus Force(const rpc::JobStatus& /*last*/) override {
+    (void)rm_.ForceKillApplication(app_, "killed by user (forced)");
+    last_.set_phase(rpc::FINISHED);
+    last_.set_final_status(rpc::KILLED);
+    last_.set_message("killed by user (forced)");
+    return last_;
+  }
+
+ private:
   // The application ended without the coordinator telling us: the RM has the last word.
-  if (IsFinished(last)) return last;
-  ApplyFinalReport(report, app_id, &last);
-  (void)history::WriteJobStatus(paths, last);
-  return last;
-}
+  rpc::JobStatus EndedWithoutCoordinator(const pb::ApplicationReportProto& report) {
+    if (IsFinished(last_)) return last_;
+    ApplyFinalReport(report, app_id_, &last_);
+    (void)history::WriteJobStatus(paths_, last_);
+    return last_;
+  }
+
+  yarn::ApplicationClient& rm_;
+  const pb::ApplicationIdProto& app_;
+  std::string app_id_;
+  const history::JobPaths& paths_;
+  std::string secret_;
+  std::unique_ptr<rpc::CoordinatorClient> am_;
+  rpc::JobStatus last_;
+  std::string last_state_;
+  int64_t next_report_ms_ = 0;
+  std::set<std::string> announced_;  // containers whose log URL was printed
+};
 
 // `tony status`/`kill` run without the submit's environment: use the Hadoop conf dir the submit
 // recorded unless one is set.
-void UseRecordedHadoopConf(const history::JobPaths& paths) {
-  if (!hadoop::HadoopConfDir().empty()) return;
-  if (auto dir = ReadFile(paths.root + "/hadoop-conf-dir"); dir.ok()) {
-    ::setenv("HADOOP_CONF_DIR", std::string(Trim(*dir)).c_str(), 1);
-  }
-}
-
 // Waits (bounded) until the RM reports the application ended, then gives its state.
 std::string AwaitEnd(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& app,
                      std::chrono::seconds limit) {
@@ -355,7 +357,7 @@ std::string AwaitEnd(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& 
 }  // namespace
 
 int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpec& spec) {
-  auto cluster = LoadCluster(conf);
+  auto cluster = LoadCluster(hadoop::HadoopConfDir(), conf);
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);
   if (!rm_servers.ok()) return Fail(rm_servers.status());
@@ -412,7 +414,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     if (for_tasks) task_files.push_back(*r);
   };
   // An archive the NM unpacks into ./tony-bundle; it recognizes one by the .tar.gz name.
-  upload(bundle, std::string(kBundleResource) + ".tar.gz", "600", true, kBundleResource);
+  upload(bundle, std::string(engine::kBundleResource) + ".tar.gz", "600", true,
+         engine::kBundleResource);
   upload(paths.FinalConf(), "tony-final.xml", "600", true);
   upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
   upload(paths.Staging() + "/venv.zip", "venv.zip", "600", true);
@@ -453,7 +456,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     yarn::AddLocalResource(&sub.am_container, f.name,
                            yarn::MakeLocalResource(f.file, f.archive ? pb::ARCHIVE : pb::FILE));
   }
-  // Every scheduler of an HA pair, in rm-ids order, and the failover policy (yarn_engine.h).
+  // Every scheduler of an HA pair, in rm-ids order, and the failover policy
+  // (engine/yarn_contract.h).
   yarn::AddEnvironment(&sub.am_container, engine::kSchedulerAddressEnv,
                        Join(cluster->conf.SchedulerAddresses(), ","));
   yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
@@ -472,7 +476,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
   yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());
   yarn::AddEnvironment(&sub.am_container, engine::kStagingUserEnv, cluster->user);
-  sub.am_container.add_command(std::string("exec ") + kBundleBinary +
+  sub.am_container.add_command(std::string("exec ") + engine::kBundleBinary +
                                " am --job-dir . --engine yarn 1><LOG_DIR>/am.log 2>&1");
   s = rm.SubmitApplication(yarn::BuildSubmissionContext(sub));
   if (!s.ok()) {
@@ -492,7 +496,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
 
   InstallInterruptHandlers();
 
-  rpc::JobStatus final_status = Follow(rm, app, paths, secret);
+  YarnFollower follower(rm, app, paths, secret);
+  rpc::JobStatus final_status = FollowJob(follower);
   std::string yarn_state = AwaitEnd(rm, app, 60s);
   if (yarn_state != "FINISHED" && yarn_state != "FAILED" && yarn_state != "KILLED") {
     (void)rm.ForceKillApplication(app, "tony submit: the job ended but the application did not");
@@ -504,13 +509,20 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
 }
 
+std::string HadoopConfDirOf(const std::string& application_id) {
+  std::string dir = hadoop::HadoopConfDir();
+  if (!dir.empty()) return dir;
+  history::JobPaths paths(history::JobsRoot() + "/" + application_id);
+  auto recorded = ReadFile(paths.root + "/hadoop-conf-dir");
+  return recorded.ok() ? std::string(Trim(*recorded)) : "";
+}
+
 Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobStatus last) {
   std::string app_id = BaseName(paths.root);
   TONY_ASSIGN_OR_RETURN(pb::ApplicationIdProto app, yarn::ParseApplicationId(app_id));
   last.set_job_id(app_id);
   if (last.engine().empty()) last.set_engine("yarn");
-  UseRecordedHadoopConf(paths);
-  TONY_ASSIGN_OR_RETURN(Cluster cluster, LoadCluster());
+  TONY_ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(HadoopConfDirOf(app_id)));
   TONY_ASSIGN_OR_RETURN(auto rm_servers, RmServers(cluster.conf));
   yarn::ApplicationClient rm(rm_servers, cluster.user, cluster.conf.rm_failover);
   auto report = rm.GetApplicationReport(app);
@@ -521,18 +533,17 @@ Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobSta
   }
   // The job secret lives only in the job's own processes and the submitting client's memory
   // (README, "The job secret"), so another client sees the RM's view and the last recorded one.
-  last.set_phase("RUNNING");
+  last.set_phase(rpc::RUNNING);
   last.set_message("YARN application " + app_id + " is " +
                    std::string(yarn::ApplicationStateName(report->yarn_application_state())));
   return last;
 }
 
-int KillYarnApplication(const std::string& application_id) {
+int KillYarnApplication(const std::string& application_id, const std::string& conf_dir) {
   auto app = yarn::ParseApplicationId(application_id);
   if (!app.ok()) return Fail(app.status());
   history::JobPaths paths(history::JobsRoot() + "/" + application_id);
-  UseRecordedHadoopConf(paths);
-  auto cluster = LoadCluster();
+  auto cluster = LoadCluster(conf_dir);
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);
   if (!rm_servers.ok()) return Fail(rm_servers.status());
@@ -543,8 +554,8 @@ int KillYarnApplication(const std::string& application_id) {
   std::string state = AwaitEnd(rm, *app, 60s);
   RemoveStaging(*cluster, application_id);
   if (auto written = history::ReadJobStatus(paths); written.ok() && !IsFinished(*written)) {
-    written->set_phase("FINISHED");
-    written->set_final_status("KILLED");
+    written->set_phase(rpc::FINISHED);
+    written->set_final_status(rpc::KILLED);
     written->set_message("killed by user (tony kill)");
     (void)history::WriteJobStatus(paths, *written);
   }

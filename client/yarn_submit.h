@@ -1,4 +1,4 @@
-// `tony submit` on YARN, `tony kill <application id>`, and `tony am --engine yarn`.
+// `tony submit` on YARN and `tony kill <application id>` (the AM's side: coordinator/am_main.h).
 //
 // The client reads the cluster's Hadoop XML files ($HADOOP_CONF_DIR or $YARN_CONF_DIR), gets an
 // application id (which is also the job id: the local job dir is $TONY_HOME/jobs/<app id>),
@@ -22,15 +22,17 @@ namespace tony::client {
 // Called by Submit() once the inputs and the job spec are valid. Returns the exit code.
 int SubmitToYarn(const SubmitOptions& options, const Configuration& conf, const JobSpec& spec);
 
+// The Hadoop config dir for `tony kill <application id>`: $HADOOP_CONF_DIR (or $YARN_CONF_DIR),
+// else the one the job was submitted with (recorded in its local job dir); "" when neither.
+std::string HadoopConfDirOf(const std::string& application_id);
+
 // `tony status` of a YARN job that the job dir does not show ended: the RM's report is the truth
 // (terminal: the RM's final status and diagnostics; running: the AM's live status when it
 // answers). `last` is what the job dir holds (may be empty).
 Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobStatus last);
 
-// forceKillApplication, then waits for KILLED and removes the staging dir.
-int KillYarnApplication(const std::string& application_id);
-
-// The coordinator inside the AM container; `job_dir` is the container's working directory.
-int RunYarnCoordinator(const std::string& job_dir);
+// forceKillApplication on the cluster `conf_dir` describes, then waits for KILLED and removes the
+// staging dir.
+int KillYarnApplication(const std::string& application_id, const std::string& conf_dir);
 
 }  // namespace tony::client

@@ -47,12 +47,8 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
   k.push_back(Str("tony.application.type", "TONY", "YARN application type."));
   k.push_back(List("tony.application.tags", "", "Application tags."));
   k.push_back(Str("tony.application.node-label", "", "Node-label expression for the app."));
-  k.push_back({"tony.application.framework",
-               KeyType::kEnum,
-               "tensorflow",
-               "",
-               "Framework runtime that builds each task's environment.",
-               {"tensorflow", "pytorch", "horovod", "mxnet", "jax", "standalone", "generic"}});
+  k.push_back({"tony.application.framework", KeyType::kEnum, "tensorflow", "",
+               "Framework runtime that builds each task's environment.", FrameworkNames()});
   k.push_back({"tony.application.distributed-mode",
                KeyType::kEnum,
                "GANG",
@@ -370,6 +366,12 @@ std::string FillTemplate(std::string_view templ, std::string_view key) {
 }
 
 }  // namespace
+
+const std::vector<std::string_view>& FrameworkNames() {
+  static const std::vector<std::string_view> kNames = {
+      "tensorflow", "pytorch", "horovod", "mxnet", "jax", "standalone", "generic"};
+  return kNames;
+}
 
 bool IsReservedNamespace(std::string_view segment) {
   static const char* const kReserved[] = {

@@ -32,6 +32,10 @@ struct KeySpec {
 
 const std::vector<KeySpec>& AllKeys();
 
+// tony.application.framework's values, lower case: the one list of frameworks (runtime/ has the
+// runtime of each, and tests that every name here has one).
+const std::vector<std::string_view>& FrameworkNames();
+
 // The spec for a concrete key ("tony.worker.memory" matches "tony.<role>.memory").
 const KeySpec* FindKeySpec(std::string_view key);
 

@@ -25,16 +25,30 @@ constexpr int64_t kContainerKillGraceMs = 5'000;
 
 core::TaskId FromRef(const rpc::TaskRef& ref) { return core::TaskId{ref.role(), ref.index()}; }
 
-const char* PhaseName(core::JobPhase p) {
+rpc::JobPhase ToRpc(core::JobPhase p) {
   switch (p) {
     case core::JobPhase::kRunning:
-      return "RUNNING";
+      return rpc::RUNNING;
     case core::JobPhase::kStopping:
-      return "STOPPING";
+      return rpc::STOPPING;
     case core::JobPhase::kFinished:
-      return "FINISHED";
+      return rpc::FINISHED;
   }
-  return "UNKNOWN";
+  return rpc::PHASE_UNKNOWN;
+}
+
+rpc::FinalStatus ToRpc(core::FinalStatus s) {
+  switch (s) {
+    case core::FinalStatus::kUndecided:
+      return rpc::UNDECIDED;
+    case core::FinalStatus::kSucceeded:
+      return rpc::SUCCEEDED;
+    case core::FinalStatus::kFailed:
+      return rpc::FAILED;
+    case core::FinalStatus::kKilled:
+      return rpc::KILLED;
+  }
+  return rpc::UNDECIDED;
 }
 
 }  // namespace
@@ -70,14 +84,15 @@ Status Coordinator::StartServer() {
 int Coordinator::Run() {
   start_wall_ms_ = WallMs();
   Status s = StartServer();
-  if (s.ok()) s = engine_->Start(this);
+  if (s.ok()) s = engine_->Start(this, {options_.advertised_host, port_});
   if (!s.ok()) {
     TONY_LOG(kError) << s.ToString();
     rpc::JobStatus status = Snapshot();
-    status.set_phase("FINISHED");
-    status.set_final_status("FAILED");
+    status.set_phase(rpc::FINISHED);
+    status.set_final_status(rpc::FAILED);
     status.set_message("coordinator could not start: " + s.message());
     (void)history::WriteJobStatus(paths_, status);
+    engine_->Shutdown(rpc::FAILED, status.message());
     return 1;
   }
   TONY_LOG(kInfo) << "job " << options_.job_id << " coordinator listening on "
@@ -150,8 +165,8 @@ void Coordinator::Dispatch(const core::Event& event) {
 }
 
 void Coordinator::Execute(const core::Command& command) {
-  if (const auto* c = std::get_if<core::RequestContainers>(&command)) {
-    engine_->RequestContainers({c->role, c->count, c->memory_mb, c->vcores, c->gpus});
+  if (const auto* c = std::get_if<engine::ContainerRequest>(&command)) {
+    engine_->RequestContainers(*c);
   } else if (const auto* c = std::get_if<core::LaunchTask>(&command)) {
     Launch(*c);
   } else if (const auto* c = std::get_if<core::StopTask>(&command)) {
@@ -243,6 +258,14 @@ void Coordinator::OnContainerCompleted(const std::string& container_id, int exit
   Dispatch(core::TaskExited{ct.task, ct.attempt, exit_code, diagnostics});
 }
 
+void Coordinator::OnContainerLaunchFailed(const std::string& container_id,
+                                          const std::string& message) {
+  auto it = container_tasks_.find(container_id);
+  if (it == container_tasks_.end()) return;
+  TONY_LOG(kError) << "launching " << it->second.task.ToString() << ": " << message;
+  Dispatch(core::TaskLaunchFailed{it->second.task, it->second.attempt, message});
+}
+
 void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
                                  grpc::ServerUnaryReactor* reactor) {
   core::TaskId id = FromRef(req.task());
@@ -280,7 +303,7 @@ void Coordinator::AnswerSpecWaiters(bool expire_only) {
   int64_t now = NowMs();
   std::vector<SpecWaiter> still_waiting;
   for (auto& w : spec_waiters_) {
-    std::optional<core::ClusterSpec> spec;
+    std::optional<runtime::Cluster> spec;
     if (!expire_only) spec = machine_.SpecFor(w.task, w.attempt);
     if (spec) {
       w.response->set_ready(true);
@@ -358,8 +381,8 @@ rpc::JobStatus Coordinator::Snapshot() const {
   rpc::JobStatus s;
   s.set_job_id(options_.job_id);
   s.set_version(machine_.version());
-  s.set_phase(PhaseName(machine_.phase()));
-  s.set_final_status(core::FinalStatusName(machine_.final_status()));
+  s.set_phase(ToRpc(machine_.phase()));
+  s.set_final_status(ToRpc(machine_.final_status()));
   s.set_message(machine_.final_message());
   s.set_framework(machine_.spec().framework);
   s.set_start_wall_ms(start_wall_ms_);
@@ -433,7 +456,9 @@ void Coordinator::Finish(const core::FinishJob& finish) {
   AnswerSpecWaiters(/*expire_only=*/true);
   // Every task has ended or outlived its stop grace; make sure no process of the job is left.
   // Posted so that the call being answered now (often the last ReportResult) goes out first.
-  asio::post(io_, [this] { engine_->Shutdown(); });
+  asio::post(io_, [this, status = ToRpc(finish.status), message = finish.message] {
+    engine_->Shutdown(status, message);
+  });
 }
 
 void Coordinator::ShutdownServer() {

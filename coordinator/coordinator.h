@@ -66,6 +66,8 @@ class Coordinator final : public engine::EngineListener {
                             const std::string& host) override;
   void OnContainerCompleted(const std::string& container_id, int exit_code,
                             const std::string& diagnostics) override;
+  void OnContainerLaunchFailed(const std::string& container_id,
+                               const std::string& message) override;
 
   // Entry points for the RPC service; each runs on the loop.
   class Service;

@@ -1,4 +1,4 @@
-// Engine: the seam every cluster engine implements (local processes today, YARN next).
+// Engine: the seam every cluster engine implements (local processes and YARN).
 //
 // The coordinator asks for containers, launches `tony executor` in them, and stops them; the
 // engine reports allocations and completions through EngineListener. The coordinator, executors
@@ -14,15 +14,15 @@
 
 #include "common/process.h"
 #include "common/status.h"
+#include "engine/container_request.h"
+#include "rpc/tony.pb.h"
 
 namespace tony::engine {
 
-struct ContainerRequest {
-  std::string role;
-  int count = 0;
-  int64_t memory_mb = 0;
-  int vcores = 0;
-  int gpus = 0;
+// Where the coordinator's control plane listens, as executors and clients dial it.
+struct CoordinatorAddress {
+  std::string host;
+  int port = 0;
 };
 
 // What to run in a container: the executor's command line and environment, plus the files the
@@ -50,24 +50,31 @@ class EngineListener {
   // The container's process is gone. `exit_code` follows shell conventions (128 + signal).
   virtual void OnContainerCompleted(const std::string& container_id, int exit_code,
                                     const std::string& diagnostics) = 0;
+  // A Launch the engine accepted could not start the container (e.g. its NodeManager refused).
+  virtual void OnContainerLaunchFailed(const std::string& container_id,
+                                       const std::string& message) = 0;
 };
 
 class Engine {
  public:
   virtual ~Engine() = default;
   virtual std::string name() const = 0;
-  virtual Status Start(EngineListener* listener) = 0;
+  // `coordinator` is where the control plane already listens (YARN registers it as the AM's
+  // host and RPC port, so the client finds it in the application report).
+  virtual Status Start(EngineListener* listener, const CoordinatorAddress& coordinator) = 0;
   virtual void RequestContainers(const ContainerRequest& request) = 0;
+  // An error when the container cannot be launched at all; a failure found later (the launch
+  // may run off the loop) comes as OnContainerLaunchFailed.
   virtual Status Launch(const LaunchSpec& spec) = 0;
   // Asks the container to stop (SIGTERM to the executor, which stops its user process); the
   // engine escalates to a hard kill after `grace_ms`.
   virtual void Stop(const std::string& container_id, int64_t grace_ms) = 0;
   virtual void Release(const std::string& container_id) = 0;
   // Kills whatever is still running, at once (the coordinator has already given every task its
-  // stop grace). Synchronous; called once at the end.
-  virtual void Shutdown() = 0;
-  // Extra environment for a container's executor (e.g. CUDA_VISIBLE_DEVICES on the local engine).
-  virtual EnvMap ContainerEnv(const std::string& container_id) const = 0;
+  // stop grace), and tells the cluster how the job ended (YARN: the AM's unregister). Called
+  // once at the end, also when Start failed. Returns at once; the engine's destructor waits for
+  // what it left running (the unregister).
+  virtual void Shutdown(rpc::FinalStatus status, const std::string& message) = 0;
   // Where a launched container's log files (stdout, stderr, executor.log) can be read over HTTP:
   // a base URL to which "/<file>" is appended. Empty when they are in the LaunchSpec's log_dir.
   virtual std::string ContainerLogUrl(const std::string& /*container_id*/) const { return ""; }

@@ -17,9 +17,12 @@ void FakeEngine::Changed(const std::function<void(FakeEngineRecord&)>& change) {
   changed_.notify_all();
 }
 
-Status FakeEngine::Start(EngineListener* listener) {
+Status FakeEngine::Start(EngineListener* listener, const CoordinatorAddress& coordinator) {
   listener_ = listener;
-  Changed([](FakeEngineRecord& r) { r.started = true; });
+  Changed([&](FakeEngineRecord& r) {
+    r.started = true;
+    r.coordinator = coordinator;
+  });
   return options_.start_status;
 }
 
@@ -59,11 +62,13 @@ void FakeEngine::Release(const std::string& container_id) {
   Changed([&](FakeEngineRecord& r) { r.released.push_back(container_id); });
 }
 
-void FakeEngine::Shutdown() {
-  Changed([](FakeEngineRecord& r) { ++r.shutdowns; });
+void FakeEngine::Shutdown(rpc::FinalStatus status, const std::string& message) {
+  Changed([&](FakeEngineRecord& r) {
+    ++r.shutdowns;
+    r.final_status = status;
+    r.final_message = message;
+  });
 }
-
-EnvMap FakeEngine::ContainerEnv(const std::string& /*container_id*/) const { return {}; }
 
 FakeEngineRecord FakeEngine::Record() const {
   std::lock_guard<std::mutex> lock(mu_);

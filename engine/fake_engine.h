@@ -30,7 +30,10 @@ struct FakeEngineOptions {
 // Everything the coordinator asked of the engine, in order of arrival.
 struct FakeEngineRecord {
   bool started = false;
+  CoordinatorAddress coordinator;  // what Start was given
   int shutdowns = 0;
+  rpc::FinalStatus final_status = rpc::UNDECIDED;  // what the last Shutdown was given
+  std::string final_message;
   std::vector<ContainerRequest> requests;
   std::vector<LaunchSpec> launches;
   std::vector<std::string> stopped;   // container ids, in the order Stop was called
@@ -44,13 +47,12 @@ class FakeEngine final : public Engine {
 
   // Engine (on the coordinator's loop).
   std::string name() const override { return "fake"; }
-  Status Start(EngineListener* listener) override;
+  Status Start(EngineListener* listener, const CoordinatorAddress& coordinator) override;
   void RequestContainers(const ContainerRequest& request) override;
   Status Launch(const LaunchSpec& spec) override;
   void Stop(const std::string& container_id, int64_t grace_ms) override;
   void Release(const std::string& container_id) override;
-  void Shutdown() override;
-  EnvMap ContainerEnv(const std::string& container_id) const override;
+  void Shutdown(rpc::FinalStatus status, const std::string& message) override;
 
   // For the test's thread.
   FakeEngineRecord Record() const;

@@ -25,7 +25,7 @@
 #include "executor/localize.h"
 #include "rpc/client.h"
 #include "rpc/job_secret.h"
-#include "runtime/horovod_driver.h"
+#include "runtime/framework.h"
 #include "runtime/runtime.h"
 
 namespace tony {
@@ -336,25 +336,6 @@ Result<std::vector<LocalProcess>> StartUserProcesses(const JobSpec& spec, const 
   return procs;
 }
 
-// Horovod's gloo rendezvous client gives up after a few tries, so a worker starts only once the
-// driver task serves the rendezvous (TonY makes workers wait for the driver's callback likewise).
-Status WaitForRendezvous(const JobSpec& spec, const TaskIdentity& id,
-                         const runtime::Cluster& cluster) {
-  if (spec.framework != "horovod" || id.role == "driver") return Status::Ok();
-  auto driver = cluster.find("driver");
-  if (driver == cluster.end() || driver->second.empty()) return Status::Ok();
-  const std::string& address = driver->second.front();
-  size_t colon = address.rfind(':');
-  int port = static_cast<int>(ParseInt64(address.substr(colon + 1)).value_or(0));
-  if (colon == std::string::npos || port <= 0) return Internal("bad driver address " + address);
-  TONY_LOG(kInfo) << "waiting for the horovod rendezvous at " << address;
-  if (!WaitForTcpListener(address.substr(0, colon), port, 120'000)) {
-    return DeadlineExceeded("the horovod driver at " + address +
-                            " did not serve the rendezvous within 120 s");
-  }
-  return Status::Ok();
-}
-
 // Which binary runs and where its gRPC came from (the bundle's lib/ on YARN): only this process
 // can tell, since it is not dumpable (others cannot read its /proc/<pid>/exe or maps).
 std::string DescribeSelf() {
@@ -432,10 +413,7 @@ int RunExecutor() {
   TONY_LOG(kInfo) << DescribeSelf();
 
   s = Localize(id.log_dir);
-  if (s.ok() && spec.framework == "horovod" && id.role == "driver") {
-    s = WriteFileAtomic(std::string(runtime::kHorovodDriverFile),
-                        std::string(runtime::kHorovodDriverScript));
-  }
+  if (s.ok()) s = runtime::PrepareTask(spec, id.role);
   if (!s.ok()) {
     report(1, "localizing: " + s.message());
     return Fail(s.message());
@@ -455,7 +433,7 @@ int RunExecutor() {
   TONY_LOG(kInfo) << "starting " << std::max(1, role->nproc_per_task)
                   << " process(es): " << role->command;
   port->Release();  // as late as possible: the user process binds it next (TonY #366)
-  s = WaitForRendezvous(spec, id, *cluster);
+  s = runtime::WaitUntilReady(spec, id.role, *cluster);
   if (!s.ok()) {
     report(1, s.message());
     return Fail(s.message());

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/yarn/yarn_engine.h"
+#include "engine/yarn_contract.h"
 #include "fuzz/fuzz_check.h"
 
 namespace {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
+#include "config/keys.h"
 #include "runtime/peers.h"
 
 namespace tony::runtime {
@@ -78,8 +80,8 @@ Status ValidateForHorovod(const JobSpec& spec) {
 }  // namespace
 
 const std::vector<std::string>& KnownFrameworks() {
-  static const std::vector<std::string> kFrameworks = {
-      "tensorflow", "pytorch", "horovod", "mxnet", "jax", "standalone", "generic"};
+  static const std::vector<std::string> kFrameworks(FrameworkNames().begin(),
+                                                    FrameworkNames().end());
   return kFrameworks;
 }
 
@@ -87,8 +89,7 @@ Status ValidateForFramework(const JobSpec& spec) {
   const auto& known = KnownFrameworks();
   if (std::find(known.begin(), known.end(), spec.framework) == known.end()) {
     return InvalidArgument("tony.application.framework = \"" + spec.framework +
-                           "\": expected one of tensorflow, pytorch, horovod, mxnet, jax, "
-                           "standalone, generic");
+                           "\": expected one of " + Join(known, ", "));
   }
   if (spec.framework == "standalone" && spec.TotalInstances() != 1) {
     return InvalidArgument(

@@ -27,6 +27,8 @@
 
 namespace tony::runtime {
 
+// The cluster spec: role -> "host:port" of each task, ordered by index. The coordinator's policy
+// builds it (coordinator/core), the executor turns it into the framework's environment.
 using Cluster = std::map<std::string, std::vector<std::string>>;
 
 struct TaskEnvInput {

@@ -113,8 +113,8 @@ void JobStateMachine::OnStart(int64_t now_ms, std::vector<Command>& out) {
       tasks_.push_back(std::move(t));
     }
     if (role.instances > 0) {
-      out.push_back(
-          RequestContainers{role.name, role.instances, role.memory_mb, role.vcores, role.gpus});
+      out.push_back(engine::ContainerRequest{role.name, role.instances, role.memory_mb, role.vcores,
+                                             role.gpus});
     }
   }
   live_count_ = static_cast<int>(tasks_.size());
@@ -183,7 +183,7 @@ void JobStateMachine::OnTaskRegistered(const TaskRegistered& e, int64_t now_ms,
   }
   // GANG barrier: every task has registered (a task that ended since still counts).
   if (registered_count_ < static_cast<int>(tasks_.size())) return;
-  ClusterSpec cluster;
+  runtime::Cluster cluster;
   for (TaskRecord& task : tasks_) {
     cluster[task.id.role].push_back(task.host + ":" + std::to_string(task.port));
     if (task.state == TaskState::kRegistered) task.state = TaskState::kRunning;
@@ -226,12 +226,12 @@ void JobStateMachine::OnKillRequested(const KillRequested& e, int64_t now_ms,
   Decide(FinalStatus::kKilled, e.reason, now_ms, out);
 }
 
-std::optional<ClusterSpec> JobStateMachine::SpecFor(const TaskId& task, int attempt) const {
+std::optional<runtime::Cluster> JobStateMachine::SpecFor(const TaskId& task, int attempt) const {
   const TaskRecord* t = FindTask(task);
   if (t == nullptr || t->attempt != attempt || t->registered_ms < 0) return std::nullopt;
   if (spec_.mode == DistributedMode::kGang) return gang_spec_;
   // FCFS: the tasks registered so far, in index order; unregistered ones are left out.
-  ClusterSpec cluster;
+  runtime::Cluster cluster;
   for (const TaskRecord& other : tasks_) {
     if (other.registered_ms < 0) continue;
     cluster[other.id.role].push_back(other.host + ":" + std::to_string(other.port));

@@ -42,6 +42,8 @@
 #include <vector>
 
 #include "config/job_spec.h"
+#include "engine/container_request.h"
+#include "runtime/runtime.h"
 
 namespace tony::core {
 
@@ -96,9 +98,6 @@ struct TaskRecord {
   int64_t ended_ms = -1;
 };
 
-// role -> "host:port" of each task, ordered by index.
-using ClusterSpec = std::map<std::string, std::vector<std::string>>;
-
 // ---- Events ----
 struct Start {};
 struct ContainerAllocated {
@@ -137,13 +136,6 @@ using Event = std::variant<Start, ContainerAllocated, TaskLaunchFailed, TaskRegi
                            TaskExited, Tick, KillRequested>;
 
 // ---- Commands ----
-struct RequestContainers {
-  std::string role;
-  int count = 0;
-  int64_t memory_mb = 0;
-  int vcores = 0;
-  int gpus = 0;
-};
 struct LaunchTask {
   TaskId task;
   int attempt = 0;
@@ -165,7 +157,8 @@ struct FinishJob {
   FinalStatus status = FinalStatus::kUndecided;
   std::string message;
 };
-using Command = std::variant<RequestContainers, LaunchTask, StopTask, ReleaseContainer,
+// engine::ContainerRequest: ask the engine for a role's containers.
+using Command = std::variant<engine::ContainerRequest, LaunchTask, StopTask, ReleaseContainer,
                              SpecPublished, FinishJob>;
 
 class JobStateMachine {
@@ -176,7 +169,7 @@ class JobStateMachine {
 
   // The spec a task may start with: in GANG mode once every task has registered, in FCFS mode
   // once the task itself has registered; nullopt before. Only for the task's current attempt.
-  std::optional<ClusterSpec> SpecFor(const TaskId& task, int attempt) const;
+  std::optional<runtime::Cluster> SpecFor(const TaskId& task, int attempt) const;
 
   const JobSpec& spec() const { return spec_; }
   const std::vector<TaskRecord>& tasks() const { return tasks_; }
@@ -244,7 +237,7 @@ class JobStateMachine {
   bool spec_published_ = false;
   std::string chief_role_;  // spec_.chief_role, or derived when a hand-built spec left it empty
   int chief_index_ = 0;
-  std::optional<ClusterSpec> gang_spec_;  // built once when GANG publishes
+  std::optional<runtime::Cluster> gang_spec_;  // built once when GANG publishes
 
   // Counters kept by EndTask/OnTaskRegistered so no event costs O(tasks).
   int registered_count_ = 0;

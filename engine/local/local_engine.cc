@@ -114,13 +114,14 @@ std::optional<std::string> OversubscriptionWarning(const JobSpec& spec,
          " to say that is intended)";
 }
 
-LocalEngine::LocalEngine(asio::io_context& io, std::string host, std::vector<int> gpu_ids)
-    : io_(io), host_(std::move(host)), free_gpus_(std::move(gpu_ids)), sigchld_(io, SIGCHLD) {}
+LocalEngine::LocalEngine(asio::io_context& io, std::vector<int> gpu_ids)
+    : io_(io), free_gpus_(std::move(gpu_ids)), sigchld_(io, SIGCHLD) {}
 
-LocalEngine::~LocalEngine() { Shutdown(); }
+LocalEngine::~LocalEngine() { KillAll(); }
 
-Status LocalEngine::Start(EngineListener* listener) {
+Status LocalEngine::Start(EngineListener* listener, const CoordinatorAddress& coordinator) {
   listener_ = listener;
+  host_ = coordinator.host;
   // What an executor killed outright leaves behind (its user processes' daemons) is reparented
   // here rather than to init, and killed in Shutdown().
   Status s = BecomeChildSubreaper();
@@ -158,7 +159,7 @@ void LocalEngine::RequestContainers(const ContainerRequest& request) {
   }
 }
 
-EnvMap LocalEngine::ContainerEnv(const std::string& container_id) const {
+EnvMap LocalEngine::GpuEnv(const std::string& container_id) const {
   EnvMap env;
   auto it = containers_.find(container_id);
   if (it == containers_.end() || it->second.gpus.empty()) return env;
@@ -186,7 +187,7 @@ Status LocalEngine::Launch(const LaunchSpec& spec) {
   // which task an executor runs; its command line can.
   options.argv.insert(options.argv.end(), {"--log-dir", spec.log_dir});
   options.env = spec.env;
-  for (auto& [k, v] : ContainerEnv(spec.container_id)) options.env[k] = v;
+  for (auto& [k, v] : GpuEnv(spec.container_id)) options.env[k] = v;
   options.cwd = work_dir;
   options.stdout_path = spec.log_dir + "/executor.log";
   options.stderr_path = options.stdout_path;
@@ -252,7 +253,11 @@ void LocalEngine::ReapChildren() {
   }
 }
 
-void LocalEngine::Shutdown() {
+void LocalEngine::Shutdown(rpc::FinalStatus /*status*/, const std::string& /*message*/) {
+  KillAll();
+}
+
+void LocalEngine::KillAll() {
   if (shut_down_) return;
   shut_down_ = true;
   // The coordinator has already asked every task to stop and waited out the grace period, so

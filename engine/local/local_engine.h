@@ -48,17 +48,18 @@ std::optional<std::string> OversubscriptionWarning(const JobSpec& spec,
 
 class LocalEngine final : public Engine {
  public:
-  LocalEngine(asio::io_context& io, std::string host, std::vector<int> gpu_ids);
+  LocalEngine(asio::io_context& io, std::vector<int> gpu_ids);
   ~LocalEngine() override;
 
   std::string name() const override { return "local"; }
-  Status Start(EngineListener* listener) override;
+  // Containers are on the coordinator's host: allocations report `coordinator.host`.
+  Status Start(EngineListener* listener, const CoordinatorAddress& coordinator) override;
   void RequestContainers(const ContainerRequest& request) override;
   Status Launch(const LaunchSpec& spec) override;
   void Stop(const std::string& container_id, int64_t grace_ms) override;
   void Release(const std::string& container_id) override;
-  void Shutdown() override;
-  EnvMap ContainerEnv(const std::string& container_id) const override;
+  // Nothing to tell: the job's end is in the job directory, which the coordinator writes.
+  void Shutdown(rpc::FinalStatus status, const std::string& message) override;
 
  private:
   struct Container {
@@ -69,6 +70,9 @@ class LocalEngine final : public Engine {
     std::unique_ptr<asio::steady_timer> kill_timer;
   };
 
+  // CUDA_VISIBLE_DEVICES for the container's GPUs (none: nothing).
+  EnvMap GpuEnv(const std::string& container_id) const;
+  void KillAll();
   void WaitForChildSignal();
   void ReapChildren();
   void FreeContainer(const std::string& container_id);

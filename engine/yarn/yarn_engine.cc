@@ -32,75 +32,36 @@ int ExitCodeOf(const pb::ContainerStatusProto& status) {
 
 }  // namespace
 
-bool YarnResource::ForRole(const std::string& role) const {
-  return roles.empty() || std::find(roles.begin(), roles.end(), role) != roles.end();
-}
-
-std::string FormatYarnResources(const std::vector<YarnResource>& resources) {
-  std::string out;
-  for (const auto& r : resources) {
-    out += r.name + "\t" + r.file.scheme + "\t" + r.file.host + "\t" + std::to_string(r.file.port) +
-           "\t" + r.file.path + "\t" + std::to_string(r.file.size) + "\t" +
-           std::to_string(r.file.modification_time) + (r.archive ? "\tARCHIVE" : "\tFILE") +
-           (r.roles.empty() ? "" : "\t" + Join(r.roles, ",")) + "\n";
-  }
-  return out;
-}
-
-Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text) {
-  std::vector<YarnResource> out;
-  for (const auto& line : SplitTrimmed(text, '\n')) {
-    if (line.empty()) continue;
-    auto f = SplitTrimmed(line, '\t');
-    bool fields_ok = f.size() == 7 || ((f.size() == 8 || (f.size() == 9 && !f[8].empty())) &&
-                                       (f[7] == "FILE" || f[7] == "ARCHIVE"));
-    auto port = fields_ok ? ParseInt64(f[3]) : std::nullopt;
-    auto size = fields_ok ? ParseInt64(f[5]) : std::nullopt;
-    auto mtime = fields_ok ? ParseInt64(f[6]) : std::nullopt;
-    // A port past 16 bits used to wrap into another port; -1 is "none" (an HA nameservice,
-    // hdfs://<ns>/path); sizes and times are never negative.
-    if (!port || !size || !mtime || *port < -1 || *port > 65535 || *size < 0 || *mtime < 0) {
-      return InvalidArgument("bad resource line: " + line);
-    }
-    out.push_back({f[0],
-                   {f[1], f[2], static_cast<int>(*port), f[4], *size, *mtime},
-                   f.size() >= 8 && f[7] == "ARCHIVE",
-                   f.size() == 9 ? SplitTrimmed(f[8], ',') : std::vector<std::string>{}});
-  }
-  return out;
-}
-
 YarnEngine::YarnEngine(asio::io_context& io, JobSpec spec, YarnEngineOptions options)
     : io_(io),
       spec_(std::move(spec)),
       options_(std::move(options)),
       heartbeat_timer_(io),
-      rm_work_(asio::make_work_guard(rm_io_)) {}
+      rm_work_(asio::make_work_guard(rm_io_)),
+      nm_work_(asio::make_work_guard(nm_io_)) {}
 
 YarnEngine::~YarnEngine() {
-  Shutdown();
+  Shutdown(rpc::UNDECIDED, "");
+  if (nm_thread_.joinable()) nm_thread_.join();
   if (rm_thread_.joinable()) rm_thread_.join();
 }
 
-Status YarnEngine::Start(EngineListener* listener) {
+Status YarnEngine::Start(EngineListener* listener, const CoordinatorAddress& coordinator) {
   listener_ = listener;
   // Running from the start, so that Shutdown's unregister runs even when Start fails after
-  // registering (Shutdown releases the thread's work when nothing was registered).
+  // registering (Shutdown releases the threads' work when nothing was registered).
   rm_thread_ = std::thread([this] { rm_io_.run(); });
+  nm_thread_ = std::thread([this] { nm_io_.run(); });
   TONY_ASSIGN_OR_RETURN(
       auto schedulers,
       hadoop::ToServers(SplitTrimmed(options_.scheduler_address, ','), {}, kSchedulerAddressEnv));
-  // The coordinator writes where it listens before starting the engine.
-  TONY_ASSIGN_OR_RETURN(history::AmInfo am,
-                        history::ReadAmInfo(history::JobPaths(options_.job_dir)));
   rm_ = std::make_unique<hadoop::yarn::AmRmClient>(std::move(schedulers), options_.am_rm_token,
                                                    options_.rm_failover);
-  std::string host = options_.am_host.empty() ? am.host : options_.am_host;
-  TONY_ASSIGN_OR_RETURN(auto registered, rm_->Register(host, am.port, ""));
+  TONY_ASSIGN_OR_RETURN(auto registered, rm_->Register(coordinator.host, coordinator.port, ""));
   registered_ = true;
   hadoop::yarn::Resource max = hadoop::yarn::FromProto(registered.maximumcapability());
   TONY_LOG(kInfo) << "registered with the ResourceManager at " << rm_->Current().ToString()
-                  << " as " << host << ":" << am.port << "; largest container "
+                  << " as " << coordinator.host << ":" << coordinator.port << "; largest container "
                   << hadoop::yarn::ToString(max);
   // An ask above the maximum is refused by the RM (§4.4); say so now instead of waiting.
   for (const auto& r : spec_.roles) {
@@ -263,12 +224,30 @@ Status YarnEngine::Launch(const LaunchSpec& spec) {
     return FailedPrecondition("no NMToken for node " + c.proto.nodeid().host() + ":" +
                               std::to_string(c.proto.nodeid().port()));
   }
-  TONY_RETURN_IF_ERROR(nm_.StartContainer(c.proto, BuildLaunchContext(spec), *token));
-  c.launched = true;
-  TONY_LOG(kInfo) << "started " << spec.container_id << " (" << spec.role << ":" << spec.index
-                  << ") on " << c.proto.nodeid().host() << ":" << c.proto.nodeid().port()
-                  << "; logs at " << ContainerLogUrl(spec.container_id);
+  c.launched = true;  // a Stop from now on goes to the NM, after this start
+  asio::post(nm_io_,
+             [this, id = spec.container_id, task = spec.role + ":" + std::to_string(spec.index),
+              proto = c.proto, context = BuildLaunchContext(spec), token = *token] {
+               Status started = nm_.StartContainer(proto, context, token);
+               asio::post(io_, [this, id, task, started] { OnLaunched(id, task, started); });
+             });
   return Status::Ok();
+}
+
+void YarnEngine::OnLaunched(const std::string& container_id, const std::string& task,
+                            const Status& started) {
+  if (shut_down_) return;
+  auto it = containers_.find(container_id);
+  if (it == containers_.end()) return;  // completed meanwhile
+  Container& c = it->second;
+  if (!started.ok()) {
+    c.launched = false;  // never started: a Stop or Release now gives it back to the RM
+    if (listener_ != nullptr) listener_->OnContainerLaunchFailed(container_id, started.message());
+    return;
+  }
+  TONY_LOG(kInfo) << "started " << container_id << " (" << task << ") on "
+                  << c.proto.nodeid().host() << ":" << c.proto.nodeid().port() << "; logs at "
+                  << ContainerLogUrl(container_id);
 }
 
 std::string YarnEngine::ContainerLogUrl(const std::string& container_id) const {
@@ -304,9 +283,16 @@ void YarnEngine::Stop(const std::string& container_id, int64_t /*grace_ms*/) {
   // The NM sends SIGTERM to the container's process group, then SIGKILL (§5); the completed
   // status arrives through allocate with -105.
   std::optional<hadoop::security::Token> token = NmTokenFor(c);
-  Status s = !token ? FailedPrecondition("no NMToken")
-                    : nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *token);
-  if (!s.ok()) TONY_LOG(kWarning) << "stopping " << container_id << ": " << s.ToString();
+  if (!token) {
+    TONY_LOG(kWarning) << "stopping " << container_id << ": no NMToken";
+    return;
+  }
+  asio::post(nm_io_,
+             [this, container_id, id = c.proto.id(), node = c.proto.nodeid(), token = *token] {
+               Status s = nm_.StopContainer(id, node, token);
+               if (!s.ok())
+                 TONY_LOG(kWarning) << "stopping " << container_id << ": " << s.ToString();
+             });
 }
 
 void YarnEngine::Release(const std::string& container_id) {
@@ -316,43 +302,65 @@ void YarnEngine::Release(const std::string& container_id) {
   containers_.erase(it);
 }
 
-void YarnEngine::Shutdown() {
+void YarnEngine::Shutdown(rpc::FinalStatus status, const std::string& message) {
   if (shut_down_) return;
   shut_down_ = true;
   heartbeat_timer_.cancel();
   if (rm_ == nullptr || !registered_) {
+    nm_work_.reset();
     rm_work_.reset();
     return;
   }
+  std::vector<Container> launched;
+  std::vector<std::optional<hadoop::security::Token>> tokens;
   for (auto& [id, c] : containers_) {
     if (!c.launched) continue;
-    std::optional<hadoop::security::Token> token = NmTokenFor(c);
-    if (token) (void)nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *token);
+    tokens.push_back(NmTokenFor(c));
+    launched.push_back(std::move(c));
   }
   containers_.clear();
-  // The coordinator wrote the job's end to status.json before shutting the engine down.
   pb::FinalApplicationStatusProto final_status = pb::APP_FAILED;
-  std::string diagnostics = "the job ended without a final status";
-  auto status = history::ReadJobStatus(history::JobPaths(options_.job_dir));
-  if (status.ok() && status->phase() == "FINISHED") {
-    if (status->final_status() == "SUCCEEDED") final_status = pb::APP_SUCCEEDED;
-    if (status->final_status() == "KILLED") final_status = pb::APP_KILLED;
-    diagnostics = status->final_status() + ": " + status->message();
-  }
-  // The unregister goes on the RM thread, after any heartbeat still out: an RM failing over
-  // must not hold the loop that gives the client the job's final status. The destructor waits
-  // for it, so the AM does not exit before the RM has its result.
-  asio::post(rm_io_, [this, final_status, diagnostics = diagnostics.substr(0, 8000)] {
-    Status s = rm_->Finish(final_status, diagnostics, "", 30s);
-    if (!s.ok()) {
-      TONY_LOG(kError) << "unregistering from the ResourceManager: " << s.ToString();
-      return;
-    }
-    TONY_LOG(kInfo) << "unregistered from the ResourceManager: "
-                    << hadoop::yarn::FinalStatusName(final_status);
-    if (options_.after_unregister) options_.after_unregister();
+  if (status == rpc::SUCCEEDED) final_status = pb::APP_SUCCEEDED;
+  if (status == rpc::KILLED) final_status = pb::APP_KILLED;
+  std::string diagnostics = status == rpc::UNDECIDED
+                                ? "the job ended without a final status"
+                                : rpc::FinalStatus_Name(status) + ": " + message;
+  // The stops go after any start still out, then the unregister after any heartbeat still out:
+  // an RM or NM failing over must not hold the loop that gives the client the job's final
+  // status. The destructor waits for both threads, so the AM does not exit before the RM has
+  // its result.
+  asio::post(nm_io_, [this, launched = std::move(launched), tokens = std::move(tokens),
+                      final_status, diagnostics = diagnostics.substr(0, 8000)]() mutable {
+    StopAllThenUnregister(std::move(launched), std::move(tokens), final_status,
+                          std::move(diagnostics));
   });
-  rm_work_.reset();  // the thread ends when the unregister is done
+  nm_work_.reset();  // the NM thread ends after the stops
+}
+
+void YarnEngine::StopAllThenUnregister(std::vector<Container> launched,
+                                       std::vector<std::optional<hadoop::security::Token>> tokens,
+                                       pb::FinalApplicationStatusProto final_status,
+                                       std::string diagnostics) {
+  for (size_t i = 0; i < launched.size(); ++i) {
+    const Container& c = launched[i];
+    if (tokens[i]) (void)nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *tokens[i]);
+  }
+  asio::post(rm_io_, [this, final_status, diagnostics = std::move(diagnostics)] {
+    Unregister(final_status, diagnostics);
+  });
+  rm_work_.reset();  // the RM thread ends when the unregister is done
+}
+
+void YarnEngine::Unregister(pb::FinalApplicationStatusProto final_status,
+                            const std::string& diagnostics) {
+  Status s = rm_->Finish(final_status, diagnostics, "", 30s);
+  if (!s.ok()) {
+    TONY_LOG(kError) << "unregistering from the ResourceManager: " << s.ToString();
+    return;
+  }
+  TONY_LOG(kInfo) << "unregistered from the ResourceManager: "
+                  << hadoop::yarn::FinalStatusName(final_status);
+  if (options_.after_unregister) options_.after_unregister();
 }
 
 }  // namespace tony::engine

@@ -1,17 +1,24 @@
 // YarnEngine: the coordinator's engine inside a YARN ApplicationMaster container.
 //
 // Start registers with the ResourceManager's scheduler (AMRMToken from the container's
-// credentials file, docs/hadoop-ipc.md §2.1/§3) advertising the coordinator's control-plane address
-// as the AM's host/rpc_port, so the client finds it in the application report. Container
-// requests become asks, one priority per role (§4.4); allocate() heartbeats on the coordinator's
-// loop every second, every 200 ms while asks are outstanding. Allocations are matched to roles by
-// their priority; excess ones are released. Launch starts `tony executor` on the container's
-// NodeManager (§4.5) with the job's staged files as LocalResources, the tony bundle included.
-// Completed statuses (with YARN's exit codes, §4.2) become OnContainerCompleted. Shutdown stops
-// what is left and unregisters with the job's final status and message from status.json.
+// credentials file, docs/hadoop-ipc.md §2.1/§3) advertising the coordinator's control-plane
+// address as the AM's host/rpc_port, so the client finds it in the application report. Container
+// requests become asks, one priority per role (§4.4); allocate() heartbeats every second, every
+// 200 ms while asks are outstanding. Allocations are matched to roles by their priority; excess
+// ones are released. Launch starts `tony executor` on the container's NodeManager (§4.5) with the
+// job's staged files as LocalResources, the tony bundle included. Completed statuses (with YARN's
+// exit codes, §4.2) become OnContainerCompleted. Shutdown stops what is left and unregisters with
+// the job's final status and message.
 //
-// The RPCs are synchronous on the loop: each takes milliseconds on a healthy cluster.
-// Threading: owned by and called on the coordinator's asio loop.
+// GPUs: as TonY, no CUDA_VISIBLE_DEVICES on YARN. Which GPUs a container got is known to its
+// NodeManager only; with its GPU plugin (yarn.nodemanager.resource-plugins=yarn.io/gpu) the NM
+// isolates them (cgroups devices, or NVIDIA_VISIBLE_DEVICES under Docker). Without the plugin
+// yarn.io/gpu is a count the scheduler honours and nothing tells the container which devices are
+// its own.
+//
+// Threading: owned by and called on the coordinator's asio loop. The RM's calls (register,
+// allocate, unregister) run on one thread of the engine's, the NodeManagers' calls (start, stop)
+// on another, so a slow RM or NM never stalls the loop; results are posted back to it.
 #pragma once
 
 #include <asio.hpp>
@@ -25,44 +32,15 @@
 
 #include "config/job_spec.h"
 #include "engine/engine.h"
+#include "engine/yarn_contract.h"
 #include "hadoop/yarn/clients.h"
 
 namespace tony::engine {
 
-// A staged file every executor container gets (name in the container's working directory).
-// An archive (the tony bundle) is unpacked by the NodeManager into a directory of that name.
-struct YarnResource {
-  std::string name;
-  hadoop::yarn::RemoteFile file;
-  bool archive = false;
-  // The roles whose containers get it (a tony.<role>.resources entry); empty: every container.
-  std::vector<std::string> roles;
-  bool ForRole(const std::string& role) const;
-};
-
-// tony-resources.txt, written by the client and localized into the AM: one resource per line,
-// tab-separated: name scheme host port path size modification_time [FILE|ARCHIVE [roles]],
-// roles comma-separated (absent: every container).
-std::string FormatYarnResources(const std::vector<YarnResource>& resources);
-Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text);
-
-// Environment variables the client puts into the AM's launch context.
-// host:port of the RM's scheduler; with RM HA every one of them, comma-separated, in rm-ids order.
-inline constexpr char kSchedulerAddressEnv[] = "TONY_YARN_SCHEDULER_ADDRESS";
-// The client's yarn.client.failover-* policy (hadoop::FormatFailoverPolicy).
-inline constexpr char kRmFailoverEnv[] = "TONY_YARN_RM_FAILOVER";
-// The job's HDFS staging dir, and the NameNode HTTP address and user to remove it with (WebHDFS).
-inline constexpr char kStagingDirEnv[] = "TONY_YARN_STAGING_DIR";
-inline constexpr char kStagingNameNodeEnv[] = "TONY_YARN_STAGING_NAMENODE_HTTP";
-inline constexpr char kStagingUserEnv[] = "TONY_YARN_STAGING_USER";
-inline constexpr char kResourcesFile[] = "tony-resources.txt";
-
 struct YarnEngineOptions {
-  std::string job_dir = ".";
   std::string scheduler_address;  // host:port[,host:port...] (kSchedulerAddressEnv)
   hadoop::ipc::FailoverPolicy rm_failover;
   hadoop::security::Token am_rm_token;
-  std::string am_host;  // what the AM registers as its host
   std::vector<YarnResource> resources;
   // On a Kerberized cluster: the HDFS delegation tokens the client got, for every task's launch
   // context (its NM localizes from HDFS with them; the task finds them in
@@ -79,18 +57,12 @@ class YarnEngine final : public Engine {
   ~YarnEngine() override;
 
   std::string name() const override { return "yarn"; }
-  Status Start(EngineListener* listener) override;
+  Status Start(EngineListener* listener, const CoordinatorAddress& coordinator) override;
   void RequestContainers(const ContainerRequest& request) override;
   Status Launch(const LaunchSpec& spec) override;
   void Stop(const std::string& container_id, int64_t grace_ms) override;
   void Release(const std::string& container_id) override;
-  void Shutdown() override;
-  // Nothing, GPUs included: as TonY, we set no CUDA_VISIBLE_DEVICES on YARN. Which GPUs a
-  // container got is known to its NodeManager only; with its GPU plugin
-  // (yarn.nodemanager.resource-plugins=yarn.io/gpu) the NM isolates them (cgroups devices, or
-  // NVIDIA_VISIBLE_DEVICES under Docker). Without the plugin yarn.io/gpu is a count the
-  // scheduler honours and nothing tells the container which devices are its own.
-  EnvMap ContainerEnv(const std::string& /*container_id*/) const override { return {}; }
+  void Shutdown(rpc::FinalStatus status, const std::string& message) override;
   // The NodeManager's web service: http://<node http address>/ws/v1/node/containerlogs/<id>.
   std::string ContainerLogUrl(const std::string& container_id) const override;
   // The allocated container's NodeId, host:port (§4.2).
@@ -112,6 +84,14 @@ class YarnEngine final : public Engine {
   int PriorityOf(const std::string& role);
   hadoop::yarn::pb::ContainerLaunchContextProto BuildLaunchContext(const LaunchSpec& spec) const;
   std::optional<hadoop::security::Token> NmTokenFor(const Container& c) const;
+  void OnLaunched(const std::string& container_id, const std::string& task, const Status& started);
+  // On the NM thread: stops every launched container, then hands the unregister to the RM thread.
+  void StopAllThenUnregister(std::vector<Container> launched,
+                             std::vector<std::optional<hadoop::security::Token>> tokens,
+                             hadoop::yarn::pb::FinalApplicationStatusProto final_status,
+                             std::string diagnostics);
+  void Unregister(hadoop::yarn::pb::FinalApplicationStatusProto final_status,
+                  const std::string& diagnostics);
 
   asio::io_context& io_;
   JobSpec spec_;
@@ -134,6 +114,11 @@ class YarnEngine final : public Engine {
   asio::executor_work_guard<asio::io_context::executor_type> rm_work_;
   std::thread rm_thread_;
   bool heartbeat_in_flight_ = false;
+  // StartContainer and StopContainer, one at a time in the order the loop asked for them (a stop
+  // never overtakes its container's start). The shutdown's stops end this thread.
+  asio::io_context nm_io_;
+  asio::executor_work_guard<asio::io_context::executor_type> nm_work_;
+  std::thread nm_thread_;
 };
 
 }  // namespace tony::engine

@@ -18,6 +18,6 @@ int main(int argc, char** argv) {
               << "\n";
     return 1;
   }
-  std::cout << "OK " << status->phase() << "\n";
+  std::cout << "OK " << tony::rpc::JobPhase_Name(status->phase()) << "\n";
   return 0;
 }

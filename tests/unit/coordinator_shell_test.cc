@@ -118,7 +118,7 @@ class Shell {
 
   // Long-polls the status until its phase is `phase`; the shell answers each poll on a change
   // (simulated time stands still meanwhile, so a poll never expires by itself).
-  rpc::JobStatus WaitForPhase(const std::string& phase) {
+  rpc::JobStatus WaitForPhase(rpc::JobPhase phase) {
     rpc::JobStatus last = Status();
     for (int polls = 0; last.phase() != phase && polls < 50; ++polls) {
       rpc::GetJobStatusRequest req;
@@ -313,13 +313,13 @@ TEST(CoordinatorShellTest, DeclaresALostHeartbeatAtTheConfiguredTime) {
   }
   shell.Advance(999);  // 24.999 s since worker:0 registered
   rpc::JobStatus before = shell.Status();
-  EXPECT_EQ(before.phase(), "RUNNING");
+  EXPECT_EQ(before.phase(), rpc::RUNNING);
   EXPECT_EQ(TaskState(before, "worker", 0), "RUNNING");
 
   shell.Advance(1);  // 25 s
   rpc::JobStatus after = shell.Status();
   EXPECT_EQ(TaskState(after, "worker", 0), "FAILED");
-  EXPECT_EQ(after.final_status(), "FAILED");
+  EXPECT_EQ(after.final_status(), rpc::FAILED);
   EXPECT_NE(after.message().find("worker:0 lost: no heartbeat for 25000 ms"), std::string::npos)
       << after.message();
   // The lost task may still run somewhere: the engine is told to stop it, and the other one.
@@ -339,10 +339,10 @@ TEST(CoordinatorShellTest, FailsTheJobAtTheApplicationTimeout) {
   int64_t started = shell.NowMs();  // no simulated time has passed since Start
   ASSERT_EQ(shell.Time().NextWakeMs(), started + 60'000);
   shell.Advance(59'999);
-  EXPECT_EQ(shell.Status().phase(), "RUNNING");
+  EXPECT_EQ(shell.Status().phase(), rpc::RUNNING);
   shell.Advance(1);
-  rpc::JobStatus status = shell.WaitForPhase("FINISHED");
-  EXPECT_EQ(status.final_status(), "FAILED");
+  rpc::JobStatus status = shell.WaitForPhase(rpc::FINISHED);
+  EXPECT_EQ(status.final_status(), rpc::FAILED);
   EXPECT_EQ(status.message(), "application timed out after 60000 ms (tony.application.timeout)");
   EXPECT_EQ(shell.WaitForExit(), 1);
   EXPECT_EQ(shell.Engine().Record().stopped.size(), 2u);
@@ -352,8 +352,8 @@ TEST(CoordinatorShellTest, ATaskFailureEndsTheJob) {
   Shell shell({});
   StartAndRegisterBoth(shell);
   ASSERT_TRUE(Report(shell.Client(), "worker", 1, 3).ok());
-  rpc::JobStatus status = shell.WaitForPhase("FINISHED");
-  EXPECT_EQ(status.final_status(), "FAILED");
+  rpc::JobStatus status = shell.WaitForPhase(rpc::FINISHED);
+  EXPECT_EQ(status.final_status(), rpc::FAILED);
   EXPECT_NE(status.message().find("worker:1"), std::string::npos) << status.message();
   EXPECT_EQ(TaskState(status, "worker", 1), "FAILED");
   // worker:0 was still running: stopped by the coordinator, not failed.
@@ -369,8 +369,8 @@ TEST(CoordinatorShellTest, ShutsDownAsSoonAsTheClientHasReadTheEnd) {
   StartAndRegisterBoth(shell);
   ASSERT_TRUE(Report(shell.Client(), "worker", 0, 0).ok());
   ASSERT_TRUE(Report(shell.Client(), "worker", 1, 0).ok());
-  rpc::JobStatus status = shell.WaitForPhase("FINISHED");
-  EXPECT_EQ(status.final_status(), "SUCCEEDED");
+  rpc::JobStatus status = shell.WaitForPhase(rpc::FINISHED);
+  EXPECT_EQ(status.final_status(), rpc::SUCCEEDED);
   // No simulated time passes: reading the end is what ends the coordinator, not a tick.
   EXPECT_EQ(shell.WaitForExit(), 0);
   EXPECT_EQ(shell.Engine().Record().shutdowns, 1);
@@ -402,8 +402,8 @@ TEST(CoordinatorShellTest, AKillStopsEveryTaskAndEndsTheJobKilled) {
   rpc::KillJobRequest kill;
   kill.set_reason("killed by user (test)");
   ASSERT_TRUE(shell.Client().KillJob(kill, kRpcTimeoutMs).ok());
-  rpc::JobStatus status = shell.WaitForPhase("FINISHED");
-  EXPECT_EQ(status.final_status(), "KILLED");
+  rpc::JobStatus status = shell.WaitForPhase(rpc::FINISHED);
+  EXPECT_EQ(status.final_status(), rpc::KILLED);
   EXPECT_EQ(status.message(), "killed by user (test)");
   EXPECT_EQ(shell.Engine().Record().stopped.size(), 2u);
   EXPECT_EQ(shell.WaitForExit(), 1);

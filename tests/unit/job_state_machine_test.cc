@@ -97,7 +97,7 @@ class JobStateMachineTest : public ::testing::Test {
 TEST_F(JobStateMachineTest, StartCreatesTasksAndRequestsContainersPerRole) {
   Create(MakeSpec({{"worker", 2}, {"ps", 1, /*untracked=*/true}, {"chief", 1}}));
   auto out = Start();
-  auto requests = All<RequestContainers>(out);
+  auto requests = All<engine::ContainerRequest>(out);
   ASSERT_EQ(requests.size(), 3u);
   EXPECT_EQ(requests[2].role, "worker");
   EXPECT_EQ(requests[2].count, 2);
@@ -154,8 +154,8 @@ TEST_F(JobStateMachineTest, GangPublishesSpecOnlyWhenEveryTaskRegistered) {
   for (const TaskRecord& t : sm_->tasks()) EXPECT_EQ(t.state, TaskState::kRunning);
   auto spec = sm_->SpecFor(T("worker", 1), 0);
   ASSERT_TRUE(spec.has_value());
-  ClusterSpec expected{{"ps", {"host-ps:0:2000"}},
-                       {"worker", {"host-worker:0:2000", "host-worker:1:2001"}}};
+  runtime::Cluster expected{{"ps", {"host-ps:0:2000"}},
+                            {"worker", {"host-worker:0:2000", "host-worker:1:2001"}}};
   EXPECT_EQ(*spec, expected);
   EXPECT_EQ(sm_->SpecFor(T("ps", 0), 0), expected);
   EXPECT_FALSE(sm_->SpecFor(T("worker", 0), 1).has_value());  // not its attempt
@@ -171,10 +171,11 @@ TEST_F(JobStateMachineTest, FcfsStartsEachTaskWhenItRegisters) {
   EXPECT_EQ(State(T("worker", 2)), TaskState::kRunning);
   EXPECT_EQ(State(T("worker", 0)), TaskState::kAllocated);
   EXPECT_FALSE(sm_->SpecFor(T("worker", 0), 0).has_value());
-  EXPECT_EQ(sm_->SpecFor(T("worker", 2), 0), (ClusterSpec{{"worker", {"host-worker:2:2002"}}}));
+  EXPECT_EQ(sm_->SpecFor(T("worker", 2), 0),
+            (runtime::Cluster{{"worker", {"host-worker:2:2002"}}}));
   EXPECT_TRUE(Has<SpecPublished>(Register(T("worker", 0))));
   EXPECT_EQ(sm_->SpecFor(T("worker", 0), 0),
-            (ClusterSpec{{"worker", {"host-worker:0:2000", "host-worker:2:2002"}}}));
+            (runtime::Cluster{{"worker", {"host-worker:0:2000", "host-worker:2:2002"}}}));
 }
 
 TEST_F(JobStateMachineTest, AllWorkersSucceedingSucceedsAndFinishes) {

@@ -114,7 +114,7 @@ TEST(Printable, TerminalControlSequencesFromATaskAreShownNotObeyed) {
 TEST(Printable, TheSummaryAndTheTableRenderTaskTextHarmlessly) {
   rpc::JobStatus status;
   status.set_job_id("j");
-  status.set_final_status("FAILED");
+  status.set_final_status(rpc::FAILED);
   status.set_message("task worker:0 failed:\n\x1b]0;pwned\x07");
   auto* t = status.add_tasks();
   t->set_role("wor\x1bker");

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "engine/yarn/yarn_engine.h"
+#include "engine/yarn_contract.h"
 
 namespace tony::engine {
 namespace {

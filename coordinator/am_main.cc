@@ -1,0 +1,56 @@
+#include "coordinator/am_main.h"
+
+#include <signal.h>
+
+#include "common/files.h"
+#include "common/log.h"
+#include "common/strings.h"
+#include "history/job_dir.h"
+#include "rpc/job_secret.h"
+
+namespace tony {
+namespace {
+
+Result<AmInputs> ReadInputs(const history::JobPaths& paths) {
+  AmInputs inputs;
+  inputs.job_dir = paths.root;
+  TONY_RETURN_IF_ERROR(inputs.conf.AddFile(paths.FinalConf()));
+  TONY_ASSIGN_OR_RETURN(inputs.spec, BuildJobSpec(inputs.conf));
+  return inputs;
+}
+
+}  // namespace
+
+AmEngineFactory EngineFactoryFor(const std::string& name) {
+  if (name.empty() || name == "local") return SetUpLocalEngine;
+  if (name == "yarn") return SetUpYarnEngine;
+  return nullptr;
+}
+
+int RunAm(const std::string& job_dir, const AmEngineFactory& factory) {
+  SetLogComponent("am");
+  history::JobPaths paths(job_dir);
+  auto fail = [](const Status& s) {
+    TONY_LOG(kError) << s.ToString();
+    return 1;
+  };
+  // Local: from the pipe the client handed it over on; YARN: out of the credentials file the NM
+  // wrote, which keeps the AMRMToken for the engine (rpc/job_secret.h).
+  auto secret = rpc::ReadJobSecret();
+  if (!secret.ok()) return fail(secret.status());
+  auto inputs = ReadInputs(paths);
+  if (!inputs.ok()) return fail(inputs.status());
+  CoordinatorOptions defaults;
+  defaults.job_id = BaseName(paths.root);
+  defaults.job_dir = paths.root;
+  defaults.secret = *secret;
+  auto setup = factory(*inputs, std::move(defaults));
+  if (!setup.ok()) return fail(setup.status());
+  // A client or executor gone mid-call must not kill the coordinator.
+  ::signal(SIGPIPE, SIG_IGN);
+  Coordinator coordinator(std::move(setup->options), std::move(inputs->spec),
+                          std::move(setup->make_engine));
+  return coordinator.Run();
+}
+
+}  // namespace tony

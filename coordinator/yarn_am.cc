@@ -1,0 +1,93 @@
+// The YARN engine's half of `tony am --engine yarn` (am_main.h): the coordinator inside the
+// ApplicationMaster container, set up from what the client put into the AM's launch context
+// (engine/yarn_contract.h) and the credentials file the NodeManager wrote for it.
+#include <cstdlib>
+#include <optional>
+
+#include "common/files.h"
+#include "common/log.h"
+#include "coordinator/am_main.h"
+#include "engine/yarn/yarn_engine.h"
+#include "hadoop/hdfs/webhdfs.h"
+#include "hadoop/security/credentials.h"
+#include "hadoop/yarn/cluster_conf.h"
+
+namespace tony {
+namespace {
+
+std::string Env(const char* name, const std::string& fallback = "") {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+// The application is over (the AM unregistered, no attempt follows): its staging dir goes now,
+// whether or not the client that staged it is still following. The client removes it too.
+// On a Kerberized cluster the AM has no ticket: it deletes with the job's HDFS delegation token.
+void RemoveStagingAfterUnregister(const std::string& dir, const std::string& namenode_http,
+                                  const std::string& user, const hadoop::security::Token* hdfs) {
+  if (dir.empty() || namenode_http.empty()) return;  // submitted by a client that did not say
+  hadoop::hdfs::WebHdfs fs(namenode_http, user);
+  if (hdfs != nullptr) fs.UseDelegationToken(hadoop::security::EncodeTokenUrlString(*hdfs));
+  auto deleted = fs.Delete(dir);
+  if (!deleted.ok()) {
+    TONY_LOG(kWarning) << "removing the staging dir " << dir << ": " << deleted.status().ToString();
+  } else {
+    TONY_LOG(kInfo) << "removed the staging dir " << dir;
+  }
+}
+
+// docs/hadoop-ipc.md §2.1/§3: the AMRMToken is in the credentials file the NM wrote for this
+// container, with the job's HDFS delegation tokens on a Kerberized cluster.
+Result<hadoop::security::Credentials> AmCredentials() {
+  auto credentials = hadoop::security::Credentials::FromEnvironment();
+  if (!credentials.ok()) return credentials.status().WithContext("reading the AMRMToken");
+  if (credentials->FindToken(hadoop::security::kAmRmTokenKind) == nullptr) {
+    return NotFound("no YARN_AM_RM_TOKEN in $HADOOP_TOKEN_FILE_LOCATION");
+  }
+  return credentials;
+}
+
+Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
+  engine::YarnEngineOptions yarn;
+  yarn.scheduler_address = Env(engine::kSchedulerAddressEnv);
+  yarn.rm_failover = hadoop::ParseFailoverPolicy(Env(engine::kRmFailoverEnv));
+  TONY_ASSIGN_OR_RETURN(hadoop::security::Credentials credentials, AmCredentials());
+  yarn.am_rm_token = *credentials.FindToken(hadoop::security::kAmRmTokenKind);
+  // Only the HDFS tokens travel on to the tasks (client/yarn_security.h).
+  for (const auto& [alias, t] : credentials.tokens()) {
+    if (t.kind == hadoop::security::kHdfsDelegationTokenKind) yarn.task_tokens.AddToken(alias, t);
+  }
+  std::optional<hadoop::security::Token> hdfs_token;
+  if (const auto* t = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind)) {
+    hdfs_token = *t;
+  }
+  TONY_ASSIGN_OR_RETURN(std::string listing, ReadFile(JoinPath(job_dir, engine::kResourcesFile)));
+  TONY_ASSIGN_OR_RETURN(yarn.resources, engine::ParseYarnResources(listing));
+  if (yarn.scheduler_address.empty()) {
+    return FailedPrecondition(std::string(engine::kSchedulerAddressEnv) + " is not set");
+  }
+  yarn.after_unregister = [staging = Env(engine::kStagingDirEnv),
+                           namenode = Env(engine::kStagingNameNodeEnv),
+                           user = Env(engine::kStagingUserEnv), hdfs_token] {
+    RemoveStagingAfterUnregister(staging, namenode, user, hdfs_token ? &*hdfs_token : nullptr);
+  };
+  return yarn;
+}
+
+}  // namespace
+
+Result<EngineSetup> SetUpYarnEngine(const AmInputs& inputs, CoordinatorOptions defaults) {
+  TONY_ASSIGN_OR_RETURN(engine::YarnEngineOptions yarn, YarnOptions(inputs.job_dir));
+  EngineSetup setup;
+  setup.options = std::move(defaults);
+  setup.options.job_id = Env("TONY_JOB_ID", "tony-yarn-job");
+  setup.options.bind_host = "0.0.0.0";  // executors and the client reach it across the cluster
+  setup.options.advertised_host = Env("NM_HOST", "localhost");  // registered as the AM's host
+  setup.options.tony_binary = engine::kBundleBinary;  // unpacked into every container by its NM
+  setup.make_engine = [spec = inputs.spec, yarn = std::move(yarn)](asio::io_context& io) {
+    return std::make_unique<engine::YarnEngine>(io, spec, yarn);
+  };
+  return setup;
+}
+
+}  // namespace tony

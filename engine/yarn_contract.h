@@ -1,0 +1,48 @@
+// What the tony client hands the YARN ApplicationMaster: the staged files every container gets
+// (tony-resources.txt), the environment of the AM's launch context, and where the tony bundle
+// lands in a container. Both sides include this file, and nothing else of each other: the client
+// does not link the coordinator or the YARN engine (engine/yarn/), the AM does not link the client.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "hadoop/yarn/records.h"
+
+namespace tony::engine {
+
+// A staged file every executor container gets (name in the container's working directory).
+// An archive (the tony bundle) is unpacked by the NodeManager into a directory of that name.
+struct YarnResource {
+  std::string name;
+  hadoop::yarn::RemoteFile file;
+  bool archive = false;
+  // The roles whose containers get it (a tony.<role>.resources entry); empty: every container.
+  std::vector<std::string> roles;
+  bool ForRole(const std::string& role) const;
+};
+
+// tony-resources.txt, written by the client and localized into the AM: one resource per line,
+// tab-separated: name scheme host port path size modification_time [FILE|ARCHIVE [roles]],
+// roles comma-separated (absent: every container).
+std::string FormatYarnResources(const std::vector<YarnResource>& resources);
+Result<std::vector<YarnResource>> ParseYarnResources(const std::string& text);
+inline constexpr char kResourcesFile[] = "tony-resources.txt";
+
+// Environment variables the client puts into the AM's launch context.
+// host:port of the RM's scheduler; with RM HA every one of them, comma-separated, in rm-ids order.
+inline constexpr char kSchedulerAddressEnv[] = "TONY_YARN_SCHEDULER_ADDRESS";
+// The client's yarn.client.failover-* policy (hadoop::FormatFailoverPolicy).
+inline constexpr char kRmFailoverEnv[] = "TONY_YARN_RM_FAILOVER";
+// The job's HDFS staging dir, and the NameNode HTTP address and user to remove it with (WebHDFS).
+inline constexpr char kStagingDirEnv[] = "TONY_YARN_STAGING_DIR";
+inline constexpr char kStagingNameNodeEnv[] = "TONY_YARN_STAGING_NAMENODE_HTTP";
+inline constexpr char kStagingUserEnv[] = "TONY_YARN_STAGING_USER";
+
+// Inside a container: the name of the tony bundle's ARCHIVE resource (client/bundle.h builds it)
+// and the executable in it, which the AM and every executor run.
+inline constexpr char kBundleResource[] = "tony-bundle";
+inline constexpr char kBundleBinary[] = "./tony-bundle/bin/tony";
+
+}  // namespace tony::engine
