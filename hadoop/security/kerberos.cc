@@ -71,7 +71,9 @@ std::string GssStatusText(OM_uint32 major, OM_uint32 minor) {
 Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromTicketCache() {
   const std::string cache = TicketCacheName();
   const std::string hint =
-      "run kinit (or pass --principal and --keytab) to get a Kerberos ticket in " + cache;
+      "run kinit (or set tony.kerberos.principal and tony.kerberos.keytab) to get a Kerberos "
+      "ticket in " +
+      cache;
   gss_OID_set_desc mechs = KrbMechSet();
   gss_cred_id_t cred = GSS_C_NO_CREDENTIAL;
   OM_uint32 minor = 0;
