@@ -21,12 +21,22 @@ TEST(FlagsTest, AcceptsSingleAndDoubleDashWithSpaceOrEquals) {
 TEST(FlagsTest, UnknownFlagSuggestsClosest) {
   auto f = ParseFlags({"--execute", "a.py"}, kSpecs);
   ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message().rfind("unknown flag --execute", 0), 0u) << f.status().message();
   EXPECT_NE(f.status().message().find("did you mean --executes"), std::string::npos);
 }
 
-TEST(FlagsTest, MissingValueAndRepeatsOfSingleFlagsAreErrors) {
-  EXPECT_FALSE(ParseFlags({"--executes"}, kSpecs).ok());
-  EXPECT_FALSE(ParseFlags({"--executes", "a", "--executes", "b"}, kSpecs).ok());
+TEST(FlagsTest, MissingValueAndRepeatsOfSingleFlagsAreErrorsThatNameTheFlag) {
+  auto missing = ParseFlags({"--executes"}, kSpecs);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "flag --executes needs a value");
+  auto twice = ParseFlags({"--executes", "a", "--executes", "b"}, kSpecs);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(), "flag --executes given more than once");
+  auto valued = ParseFlags({"--debug=yes"}, kSpecs);
+  ASSERT_FALSE(valued.ok());
+  EXPECT_EQ(valued.status().message(), "flag --debug takes no value");
+  // A flag that may repeat is no error.
+  EXPECT_TRUE(ParseFlags({"--conf", "a=1", "--conf", "b=2"}, kSpecs).ok());
 }
 
 TEST(FlagsTest, OneLetterAliasesAndDashHForHelp) {

@@ -66,13 +66,17 @@ def staging_exists(conf_dir, app_id):
         return False
 
 
-def rm_app(conf_dir, app_id):
-    """The RM's own view of the application (REST), independent of what tony reports."""
+def rm_rest(conf_dir, path):
+    """GET /ws/v1/cluster/<path> from the RM's REST API: its own view, independent of tony's."""
     web = site_property(conf_dir, "yarn-site.xml", "yarn.resourcemanager.webapp.address")
-    req = urllib.request.Request(f"http://{web}/ws/v1/cluster/apps/{app_id}",
+    req = urllib.request.Request(f"http://{web}/ws/v1/cluster/{path}",
                                  headers={"Accept": "application/json"})
     with urllib.request.urlopen(req, timeout=10) as r:
-        return json.load(r)["app"]
+        return json.load(r)
+
+
+def rm_app(conf_dir, app_id):
+    return rm_rest(conf_dir, f"apps/{app_id}")["app"]
 
 
 def test_two_workers_succeed_on_yarn(minicluster, tmp_path):
@@ -155,9 +159,13 @@ def test_tasks_spread_over_both_node_managers(minicluster, tmp_path):
 
 def test_more_memory_than_any_node_is_refused_before_submitting(minicluster, tmp_path):
     tony = yarn_tony(tmp_path, minicluster)
+    submitted = rm_rest(minicluster, "metrics")["clusterMetrics"]["appsSubmitted"]
     r = submit(tony, tmp_path, **{"tony.worker.memory": "64g"})
     assert r.returncode == 2, r.stdout + r.stderr
     assert "tony.worker.memory" in r.stderr and "largest container" in r.stderr, r.stderr
+    # Refused before submission: no application reached the RM, no job record was left.
+    assert rm_rest(minicluster, "metrics")["clusterMetrics"]["appsSubmitted"] == submitted
+    assert tony.jobs() == [], tony.jobs()
 
 
 def test_kill_moves_the_application_to_killed_and_leaves_nothing_running(minicluster, tmp_path):
