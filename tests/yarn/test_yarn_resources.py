@@ -6,7 +6,6 @@ import glob
 import json
 import os
 import re
-import time
 import urllib.request
 import xml.etree.ElementTree as ET
 
@@ -186,9 +185,12 @@ def test_job_runs_across_an_amrm_token_roll_over(rolling_minicluster, tmp_path):
                             what="both workers running")
         eventually(lambda: ROLL_LINE.search(am_log(rolling_minicluster, app_id)), timeout=90,
                    interval=0.5, what="the AM to see the AMRMToken roll")
-        # A few more heartbeats (1 s apart) while the RM still holds the old key: had the AM not
-        # reconnected with the new token, the RM would send it again on each of them.
-        time.sleep(4)
+        # Had the AM not reconnected with the rolled token, the RM would send it again on every
+        # heartbeat (1 s apart) until the next roll: wait for that next roll, so that the AM has
+        # heartbeated with the first rolled key for a whole rolling interval, however slow the
+        # machine.
+        eventually(lambda: len(set(ROLL_LINE.findall(am_log(rolling_minicluster, app_id)))) >= 2,
+                   timeout=120, interval=0.5, what="the AM to see the next AMRMToken roll")
         release.touch()
         out, err = proc.communicate(timeout=180)
     finally:
