@@ -1,9 +1,10 @@
 """tony against a highly available cluster: a MiniYARNCluster with two ResourceManagers (rm0
 active, rm1 standby; tests/minicluster --ha) and an HDFS nameservice "tonyns" whose first NameNode
-(nn0) is dead. The client and the AM must go round the RMs in rm-ids order past dead and standby
-ones, WebHDFS must skip the dead NameNode, the NodeManagers localize hdfs://tonyns/... URLs, and a
-running job must survive a real RM failover (rm0 -> standby, rm1 -> active). One module, one
-minicluster of its own (the tier's shared one has a single RM)."""
+(nn0) is dead, whose second (nn1) is a real standby NameNode and whose third (nn2) is the active
+one. The client and the AM must go round the RMs in rm-ids order past dead and standby ones,
+WebHDFS must skip the dead and the standby NameNode, the NodeManagers localize hdfs://tonyns/...
+URLs, and a running job must survive a real RM failover (rm0 -> standby, rm1 -> active). One
+module, one minicluster of its own (the tier's shared one has a single RM)."""
 import json
 import os
 import re
@@ -208,10 +209,12 @@ def test_job_goes_past_a_dead_rm_a_standby_rm_and_a_dead_namenode(ha_cluster, tm
     assert f"failing over to {ha_cluster.standby} " in r.stderr, r.stderr
     assert f"the active ResourceManager is {ha_cluster.active} " in r.stderr, r.stderr
     assert f"submitted to the ResourceManager {ha_cluster.active} " in r.stdout, r.stdout
-    nn0 = ha_cluster.property("hdfs-site.xml", "dfs.namenode.http-address.tonyns.nn0")
-    nn1 = ha_cluster.property("hdfs-site.xml", "dfs.namenode.http-address.tonyns.nn1")
+    # nn0 is dead, nn1 a real standby NameNode (it answers StandbyException), nn2 the active one.
+    nn0, nn1, nn2 = (ha_cluster.property("hdfs-site.xml", f"dfs.namenode.http-address.tonyns.nn{i}")
+                     for i in range(3))
     assert f"WebHDFS: skipping NameNode {nn0}" in r.stderr, r.stderr
-    assert f"WebHDFS: the active NameNode is {nn1}" in r.stderr, r.stderr
+    assert f"WebHDFS: skipping NameNode {nn1}: NameNode {nn1} is the standby" in r.stderr, r.stderr
+    assert f"WebHDFS: the active NameNode is {nn2}" in r.stderr, r.stderr
     # The AM got every scheduler address and failed over the same way.
     log = am_log(ha_cluster, app_id)
     assert f"on ResourceManager {dead} failed" in log, log

@@ -7,7 +7,8 @@
 // running; the AM re-registers). failover() swaps the roles, as `yarn rmadmin
 // -transitionToStandby/-transitionToActive` would.
 //
-// Nameservice "tonyns" lists a NameNode nobody runs (nn0) before the real one (nn1), for every
+// Nameservice "tonyns" lists a NameNode nobody runs (nn0), then the MiniDFSCluster's standby
+// NameNode (nn1, a real one answering StandbyException), then its active one (nn2), for every
 // client: the NodeManagers localize hdfs://tonyns/... through it, and hdfs-site.xml carries it.
 package tony.minicluster;
 
@@ -88,12 +89,17 @@ final class Ha {
       throws IOException {
     String ns = NAMESERVICE;
     conf.set("dfs.nameservices", ns);
-    conf.set("dfs.ha.namenodes." + ns, "nn0,nn1");
+    conf.set("dfs.ha.namenodes." + ns, "nn0,nn1,nn2");
     conf.set("dfs.namenode.rpc-address." + ns + ".nn0", "localhost:" + freePort());
     conf.set("dfs.namenode.http-address." + ns + ".nn0", "localhost:" + freePort());
-    conf.set("dfs.namenode.rpc-address." + ns + ".nn1", "localhost:" + dfs.getNameNodePort());
-    conf.set("dfs.namenode.http-address." + ns + ".nn1",
-        "localhost:" + dfs.getNameNode().getHttpAddress().getPort());
+    int[] order = {1, 0};  // the standby, then the active NameNode of the MiniDFSCluster
+    for (int i = 0; i < order.length; i++) {
+      String id = ".nn" + (i + 1);
+      conf.set("dfs.namenode.rpc-address." + ns + id,
+          "localhost:" + dfs.getNameNode(order[i]).getNameNodeAddress().getPort());
+      conf.set("dfs.namenode.http-address." + ns + id,
+          "localhost:" + dfs.getNameNode(order[i]).getHttpAddress().getPort());
+    }
     conf.set("dfs.client.failover.proxy.provider." + ns,
         "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider");
     // The NodeManagers' localizers read HDFS with a `new Configuration()` of their own, which

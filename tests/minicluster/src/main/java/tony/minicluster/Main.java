@@ -2,7 +2,8 @@
 // files clients need, prints one ready line and runs until its stdin closes (docs/hadoop-ipc.md §7).
 //
 // Usage: java ... tony.minicluster.Main <confdir> [num_nodemanagers] [--ha] [key=value ...]
-// --ha: two ResourceManagers (Ha.java) and an HDFS HA nameservice whose first NameNode is dead.
+// --ha: two ResourceManagers (Ha.java) and an HDFS HA nameservice: a dead NameNode, a standby
+// one and the active one, in that order.
 // Each key=value is set in the clusters' configuration after the defaults below, and key= unsets
 // one (a test that needs different settings, e.g. a short AMRMToken rolling interval or no GPUs,
 // starts a minicluster of its own).
@@ -25,6 +26,7 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.MiniDFSNNTopology;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
@@ -102,7 +104,19 @@ public final class Main {
       Ha.configureResourceManagers(conf, dataDir);
     }
 
-    MiniDFSCluster dfs = new MiniDFSCluster.Builder(conf).numDataNodes(1).build();
+    MiniDFSCluster.Builder dfsBuilder = new MiniDFSCluster.Builder(conf).numDataNodes(1);
+    if (ha) {
+      // Two real NameNodes sharing their edits: NameNode 0 is made active, 1 stays the standby.
+      dfsBuilder.nnTopology(MiniDFSNNTopology.simpleHATopology());
+    }
+    MiniDFSCluster dfs = dfsBuilder.build();
+    if (ha) {
+      dfs.transitionToActive(0);
+      // The HA topology leaves fs.defaultFS naming MiniDFSCluster's own nameservice, which the
+      // YARN daemons' configuration cannot resolve: give them the active NameNode.
+      conf.set("fs.defaultFS",
+          "hdfs://localhost:" + dfs.getNameNode(0).getNameNodeAddress().getPort());
+    }
     dfs.waitActive();
     if (ha) {
       Ha.addNameservice(conf, dfs, dataDir);
@@ -125,6 +139,9 @@ public final class Main {
     Configuration dfsConf = dfs.getConfiguration(0);
     if (ha) {
       dfsConf = Ha.withNameservice(dfsConf, conf);
+      // Clients that do not name the nameservice reach the active NameNode directly.
+      dfsConf.set("fs.defaultFS",
+          "hdfs://localhost:" + dfs.getNameNode(0).getNameNodeAddress().getPort());
     }
     Configuration yarnConf = yarn.getConfig();
     writeSite(new File(confDir, "core-site.xml"), dfsConf, "fs.", "hadoop.", "io.", "ipc.");
