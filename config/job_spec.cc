@@ -203,6 +203,8 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   if (!Trim(v.String("tony.local.vcores")).empty()) {
     spec.local_vcores = v.Int("tony.local.vcores", 1);
   }
+  std::string gpu_exec = std::string(Trim(v.String("tony.gpu-exec-path")));
+  if (!gpu_exec.empty()) spec.gpu_exec_path = gpu_exec;
 }
 
 }  // namespace

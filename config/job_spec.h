@@ -73,6 +73,7 @@ struct JobSpec {
   // Local engine capacity overrides (tony.local.memory, tony.local.vcores); 0: detect.
   int64_t local_memory_mb = 0;
   int local_vcores = 0;
+  std::string gpu_exec_path = "nvidia-smi";  // tony.gpu-exec-path: lists the local engine's GPUs
 
   // The role:index that decides the outcome: "chief" if that role exists, else worker:0
   // (docs/tony-compat.md §1.5). chief_role is empty when neither exists.

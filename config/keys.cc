@@ -211,9 +211,9 @@ void AddContainerKeys(std::vector<KeySpec>& k) {
 
 // §2.6 and §2.7.
 void AddMiscKeys(std::vector<KeySpec>& k) {
-  k.push_back(Unsupported(
-      Str("tony.gpu-exec-path", "nvidia-smi", "nvidia-smi binary."),
-      "the local engine runs nvidia-smi from $PATH; on YARN the NodeManager finds GPUs"));
+  k.push_back(
+      Str("tony.gpu-exec-path", "nvidia-smi",
+          "nvidia-smi binary (the local engine lists GPUs with it; YARN's NM finds its own)."));
   k.push_back(Str("tony.python-exec-path", "", "Python interpreter (--python_binary_path)."));
   k.push_back(
       Unsupported(Str("tony.python-venv", "", "Python environment archive (--python_venv)."),

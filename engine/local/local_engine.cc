@@ -41,10 +41,11 @@ int DetectVcores() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
-// `nvidia-smi -L` prints one "GPU <n>: <name> (UUID: ...)" line per device.
-std::vector<int> DetectGpus() {
+// `nvidia-smi -L` prints one "GPU <n>: <name> (UUID: ...)" line per device; `exec_path` is
+// tony.gpu-exec-path (a name looked up on PATH, or a path).
+std::vector<int> DetectGpus(const std::string& exec_path) {
   std::vector<int> ids;
-  FILE* p = ::popen("nvidia-smi -L 2>/dev/null", "r");
+  FILE* p = ::popen((ShellQuote(exec_path) + " -L 2>/dev/null").c_str(), "r");
   if (p == nullptr) return ids;
   char line[512];
   while (std::fgets(line, sizeof(line), p) != nullptr) {
@@ -69,7 +70,7 @@ MachineCapacity DetectCapacity(const JobSpec& spec) {
   c.vcores = spec.local_vcores > 0 ? spec.local_vcores : DetectVcores();
   bool wants_gpus = false;
   for (const auto& r : spec.roles) wants_gpus = wants_gpus || r.gpus > 0;
-  if (wants_gpus) c.gpu_ids = DetectGpus();
+  if (wants_gpus) c.gpu_ids = DetectGpus(spec.gpu_exec_path);
   return c;
 }
 
@@ -92,7 +93,8 @@ Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
   }
   if (gpus > 0 && capacity.gpu_ids.empty()) {
     return ResourceExhausted("the job asks for GPUs (" + Join(gpu_roles, ", ") +
-                             ") but this machine has none (nvidia-smi -L lists no GPU)");
+                             ") but this machine has none (" + spec.gpu_exec_path +
+                             " -L lists no GPU; tony.gpu-exec-path names the tool)");
   }
   if (gpus > static_cast<int64_t>(capacity.gpu_ids.size())) {
     return ResourceExhausted("the job asks for " + Plural(gpus, "GPU") + " in all (" +

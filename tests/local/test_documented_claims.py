@@ -104,6 +104,20 @@ def test_tasks_that_ask_for_gpus_get_distinct_devices(tony, tmp_path):
     assert devices == ["0", "1", "2"], devices
 
 
+def test_tony_gpu_exec_path_names_the_tool_that_lists_the_gpus(tony, tmp_path):
+    # Not on PATH, under another name: found only through the key.
+    tool = os.path.join(fake_nvidia_smi(tmp_path, 2), "nvidia-smi")
+    renamed = str(tmp_path / "tools" / "my-gpu-lister")
+    os.makedirs(os.path.dirname(renamed))
+    os.rename(tool, renamed)
+    r = run_dump(tony, tmp_path, {"tony.worker.instances": "2", "tony.worker.gpus": "1",
+                                  "tony.gpu-exec-path": renamed}, ["CUDA_VISIBLE_DEVICES"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "tony.gpu-exec-path" not in r.stderr, r.stderr  # applied: no "not supported" warning
+    devices = sorted(task_env(t)["CUDA_VISIBLE_DEVICES"] for t in tony.status()["tasks"])
+    assert devices == ["0", "1"], devices
+
+
 def test_more_gpus_than_the_machine_lists_are_refused(tony, tmp_path):
     tony.env["PATH"] = fake_nvidia_smi(tmp_path, 1) + ":" + tony.env["PATH"]
     conf = tony_xml(str(tmp_path / "tony.xml"), {

@@ -787,6 +787,7 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.application.fail-on-worker-failure-enabled",
                                          "tony.local.memory",
                                          "tony.local.vcores",
+                                         "tony.gpu-exec-path",
                                          "tony.am.memory",
                                          "tony.am.vcores",
                                          "tony.am.gpus",
