@@ -271,6 +271,8 @@ std::string WebHdfs::Url(const std::string& namenode, const std::string& path,
     auth = "&delegation=" + delegation_;
   } else if (!spnego_) {
     auth = "&user.name=" + user_;
+  } else if (!proxy_user_.empty()) {
+    auth = "&doas=" + Escape(proxy_user_);  // §6: SPNEGO as ourselves, acting as the proxy user
   }
   return "http://" + namenode + "/webhdfs/v1" + Escape(path) + "?" + op_and_params + auth;
 }
