@@ -104,6 +104,9 @@ Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromTicketCach
 Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromKeytab(
     const std::string& principal, const std::string& keytab) {
   const std::string what = "Kerberos login of " + principal + " from keytab " + keytab;
+  // MIT reports a keytab without the principal's keys as no (or an empty) credentials cache.
+  const std::string hint =
+      "check that the keytab holds current keys of " + principal + " (klist -kt " + keytab + ")";
   OM_uint32 minor = 0;
   gss_buffer_desc name_text{principal.size(), const_cast<char*>(principal.data())};
   gss_name_t name = GSS_C_NO_NAME;
@@ -122,15 +125,14 @@ Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromKeytab(
                                 &cred, nullptr, nullptr);
   OM_uint32 ignored = 0;
   gss_release_name(&ignored, &name);
-  if (GSS_ERROR(major)) return Unauthenticated(what + " failed: " + GssStatusText(major, minor));
+  if (GSS_ERROR(major)) {
+    return Unauthenticated(what + " failed (" + GssStatusText(major, minor) + "): " + hint);
+  }
   std::string logged_in;
   OM_uint32 lifetime = 0;
   if (Status s = InquireCred(cred, &logged_in, &lifetime); !s.ok()) {
     gss_release_cred(&ignored, &cred);
-    // MIT reports a keytab without the principal's keys as an empty (MEMORY) cache.
-    return Unauthenticated(what + " failed (" + s.message() +
-                           "): check that the keytab holds current keys of " + principal +
-                           " (klist -kt " + keytab + ")");
+    return Unauthenticated(what + " failed (" + s.message() + "): " + hint);
   }
   return std::shared_ptr<KerberosCredentials>(
       new KerberosCredentials(cred, logged_in, "keytab " + keytab, ccache));
