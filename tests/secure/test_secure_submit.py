@@ -2,8 +2,12 @@
 client logs in (ticket cache, or a keytab with no cache), talks to the RM over Kerberos, stages
 over SPNEGO, and hands an RM and an HDFS delegation token to the AM, which passes the HDFS one to
 every task; a 2-worker job succeeds, its tasks reading HDFS with their token alone (the script
-fails the job otherwise) and seeing no AMRMToken. Without a ticket
-the client stops before staging, with an error that names kinit."""
+fails the job otherwise) and seeing no AMRMToken. --principal/--keytab log in with no ticket
+cache; --proxy_user runs the job as bob (the RM's report says so), the cluster allowing alice to
+impersonate bob only. Without a ticket, with an expired one, with a missing, unreadable or wrong
+keytab and with a proxy user the cluster does not allow, the client stops before staging with an
+error that says what to do (run kinit; the keytab, the principal and why; the hadoop.proxyuser
+settings)."""
 import os
 import re
 import subprocess
