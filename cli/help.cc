@@ -18,6 +18,14 @@ const std::vector<FlagSpec>& SubmitFlags() {
       {"engine", true, false, "local or yarn (default: yarn when HADOOP_CONF_DIR is set)"},
       {"hdfs_classpath", true, false,
        "(yarn engine) comma-separated HDFS paths localized into every container"},
+      {"principal", true, false,
+       "(yarn engine, Kerberos) log in as this principal from --keytab instead of the ticket "
+       "cache (tony.kerberos.principal)"},
+      {"keytab", true, false,
+       "(yarn engine, Kerberos) the keytab of --principal (tony.kerberos.keytab)"},
+      {"proxy_user", true, false,
+       "(yarn engine, Kerberos) run the job as this user on behalf of the login; the cluster's "
+       "hadoop.proxyuser.* must allow it (tony.kerberos.proxy-user)"},
       {"sidecar_tensorboard_log_dir", true, false, "(not yet supported)"},
       {"debug", false, false, "keep staged files"},
       {"help", false, false, "this help"},

@@ -56,6 +56,9 @@ int RunSubmit(const std::vector<std::string>& args) {
     if (!path.empty()) o.hdfs_classpath.push_back(path);
   }
   o.engine = flags->Get("engine");
+  o.principal = flags->Get("principal");
+  o.keytab = flags->Get("keytab");
+  o.proxy_user = flags->Get("proxy_user");
   auto self = SelfExecutable();
   if (!self.ok()) {
     std::cerr << "tony: error: " << self.status().message() << "\n";

@@ -316,6 +316,12 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
                              python.empty() ? conf.GetOr("tony.python-exec-path", "") : python);
   if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
   if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
+  // spark-submit's flags for a keytab login; as --conf, they win over the files.
+  if (!o.principal.empty()) conf.Set("tony.kerberos.principal", o.principal, "--principal");
+  if (!o.keytab.empty()) conf.Set("tony.kerberos.keytab", o.keytab, "--keytab");
+  if (!o.proxy_user.empty()) {
+    conf.Set("tony.kerberos.proxy-user", o.proxy_user, "--proxy_user");
+  }
   // TonY appends them to tony.containers.resources, a path without a scheme on the default FS.
   for (const auto& path : o.hdfs_classpath) {
     conf.Set("tony.containers.resources",

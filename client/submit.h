@@ -22,6 +22,9 @@ struct SubmitOptions {
   std::vector<std::string> container_envs;  // --container_env K=V
   std::vector<std::string> hdfs_classpath;  // --hdfs_classpath entries (comma-separated flag)
   std::string engine;                       // "", "local" or "yarn"
+  std::string principal;                    // --principal: tony.kerberos.principal
+  std::string keytab;                       // --keytab: tony.kerberos.keytab
+  std::string proxy_user;                   // --proxy_user: tony.kerberos.proxy-user
   std::string tony_binary;                  // this executable
 };
 

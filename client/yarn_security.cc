@@ -1,8 +1,14 @@
 #include "client/yarn_security.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "common/strings.h"
 #include "hadoop/yarn/records.h"
@@ -19,6 +25,28 @@ std::string ShortName(const std::string& principal) {
 std::string RmPrincipal(const hadoop::ClusterConf& cluster) {
   auto rm = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
   return hadoop::ServerPrincipal(cluster.rm_principal, rm.ok() ? rm->first : "");
+}
+
+// "tony.kerberos.keytab = /k (from --keytab)": the setting as the user made it, for errors.
+std::string Setting(const Configuration& conf, const std::string& key) {
+  const ConfigValue* v = conf.Find(key);
+  if (v == nullptr) return key;
+  return key + " = " + v->value + " (from " + v->source + ")";
+}
+
+// A keytab MIT's library would fail on with a vaguer message ("Key table file not found" or an
+// empty cache) is refused here with the file's own reason.
+Status CheckKeytabFile(const Configuration& conf, const std::string& keytab,
+                       const std::string& principal) {
+  const std::string what =
+      Setting(conf, "tony.kerberos.keytab") + ", the keytab of " + principal + ": ";
+  struct stat st {};
+  if (::stat(keytab.c_str(), &st) != 0) return InvalidArgument(what + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return InvalidArgument(what + "not a regular file");
+  int fd = ::open(keytab.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return InvalidArgument(what + "cannot be read: " + std::strerror(errno));
+  ::close(fd);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -42,13 +70,24 @@ Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
                                        const std::string& simple_user) {
   ClientSecurity out;
   out.user = simple_user;
-  if (!cluster.kerberos) return out;
+  const std::string proxy_user = job_conf.GetOr("tony.kerberos.proxy-user", "");
+  if (!cluster.kerberos) {
+    if (proxy_user.empty()) return out;
+    return InvalidArgument(Setting(job_conf, "tony.kerberos.proxy-user") +
+                           ": proxy users need a Kerberized cluster, and " + cluster.conf_dir +
+                           " has hadoop.security.authentication=simple; to submit as " +
+                           proxy_user + " there, set HADOOP_USER_NAME=" + proxy_user);
+  }
   std::string principal = job_conf.GetOr("tony.kerberos.principal", "");
   std::string keytab = job_conf.GetOr("tony.kerberos.keytab", "");
   if (principal.empty() != keytab.empty()) {
     return InvalidArgument(
-        "tony.kerberos.principal and tony.kerberos.keytab go together; set both or neither");
+        "tony.kerberos.principal and tony.kerberos.keytab (--principal and --keytab) go "
+        "together; set both or neither (got " +
+        Setting(job_conf, principal.empty() ? "tony.kerberos.keytab" : "tony.kerberos.principal") +
+        ")");
   }
+  if (!keytab.empty()) TONY_RETURN_IF_ERROR(CheckKeytabFile(job_conf, keytab, principal));
   using hadoop::security::KerberosCredentials;
   auto creds = keytab.empty() ? KerberosCredentials::FromTicketCache()
                               : KerberosCredentials::FromKeytab(principal, keytab);
@@ -57,6 +96,10 @@ Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
   }
   out.kerberos = *creds;
   out.user = ShortName(out.kerberos->principal());
+  if (!proxy_user.empty()) {
+    out.proxy_user = proxy_user;
+    out.user = proxy_user;
+  }
   // libcurl's SPNEGO takes the default cache: point it at the keytab login's own.
   if (!out.kerberos->ccache().empty()) ::setenv("KRB5CCNAME", out.kerberos->ccache().c_str(), 1);
   return out;
@@ -71,7 +114,21 @@ std::unique_ptr<hadoop::yarn::ApplicationClient> MakeRmClient(
   }
   return std::make_unique<hadoop::yarn::ApplicationClient>(
       std::move(servers), security.kerberos, cluster.rm_principal, cluster.rpc_protection,
-      cluster.rm_failover);
+      cluster.rm_failover, security.proxy_user);
+}
+
+Status ExplainProxyRefusal(const ClientSecurity& security, Status s) {
+  if (s.ok() || security.proxy_user.empty() ||
+      s.message().find("is not allowed to impersonate") == std::string::npos) {
+    return s;
+  }
+  const std::string real = ShortName(security.kerberos->principal());
+  return PermissionDenied(
+      security.kerberos->principal() + " may not act as proxy user " + security.proxy_user +
+      ": the cluster's hadoop.proxyuser." + real + ".hosts and hadoop.proxyuser." + real +
+      ".groups (or .users) do not "
+      "allow " +
+      real + " to impersonate " + security.proxy_user + " from this host (" + s.message() + ")");
 }
 
 std::unique_ptr<hadoop::hdfs::WebHdfs> MakeWebHdfs(const hadoop::ClusterConf& cluster,
@@ -79,6 +136,7 @@ std::unique_ptr<hadoop::hdfs::WebHdfs> MakeWebHdfs(const hadoop::ClusterConf& cl
   auto fs = std::make_unique<hadoop::hdfs::WebHdfs>(Join(cluster.NameNodeHttpAddresses(), ","),
                                                     security.user);
   if (security.kerberos) fs->UseSpnego();
+  if (!security.proxy_user.empty()) fs->ActAs(security.proxy_user);
   return fs;
 }
 

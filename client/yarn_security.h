@@ -26,10 +26,16 @@ namespace tony::client {
 
 struct ClientSecurity {
   std::shared_ptr<hadoop::security::KerberosCredentials> kerberos;  // null on an open cluster
-  std::string user;  // the short user name: "alice" of alice@REALM, else the SIMPLE user
+  // Who the job runs as: the proxy user, else the short name ("alice" of alice@REALM), else the
+  // SIMPLE user.
+  std::string user;
+  // tony.kerberos.proxy-user (--proxy_user): every RM and WebHDFS call acts as it, the
+  // Kerberos login being the real user; empty without one.
+  std::string proxy_user;
 };
 
-// kUnauthenticated, naming kinit or the keytab, when the login fails.
+// kUnauthenticated, naming kinit or the keytab, when the login fails. A proxy user on an open
+// cluster is kInvalidArgument (its user is whoever the client says).
 Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
                                        const Configuration& job_conf,
                                        const std::string& simple_user);
@@ -37,6 +43,10 @@ Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
 std::unique_ptr<hadoop::yarn::ApplicationClient> MakeRmClient(
     const hadoop::ClusterConf& cluster, const ClientSecurity& security,
     std::vector<hadoop::ipc::ServerAddress> servers);
+
+// The error of a call the cluster refused because the login may not act as the proxy user,
+// told in the user's terms (which settings would allow it); any other error as it is.
+Status ExplainProxyRefusal(const ClientSecurity& security, Status s);
 
 // WebHDFS for `user`, over SPNEGO on a Kerberized cluster.
 std::unique_ptr<hadoop::hdfs::WebHdfs> MakeWebHdfs(const hadoop::ClusterConf& cluster,

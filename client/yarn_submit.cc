@@ -365,6 +365,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::ApplicationClient& rm = *rm_client;
   auto new_app = rm.GetNewApplication();
   if (!new_app.ok()) {
+    Status refused = ExplainProxyRefusal(cluster->security, new_app.status());
+    if (refused.code() == StatusCode::kPermissionDenied) return Fail(refused);
     return Fail(new_app.status().WithContext("asking the ResourceManager at " +
                                              Join(cluster->conf.RmAddresses(), ", ") +
                                              " for an application"),

@@ -297,9 +297,20 @@ void AddMiscKeys(std::vector<KeySpec>& k) {
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
 }
 
+// tony only: the Kerberos login of `tony submit` on a secure cluster (README, "Kerberos").
+void AddKerberosKeys(std::vector<KeySpec>& k) {
+  k.push_back(Str("tony.kerberos.principal", "",
+                  "Principal to log in as from tony.kerberos.keytab (--principal)."));
+  k.push_back(Str("tony.kerberos.keytab", "",
+                  "Keytab of tony.kerberos.principal (--keytab); unset: the ticket cache."));
+  k.push_back(Str("tony.kerberos.proxy-user", "",
+                  "Submit as this user on behalf of the Kerberos login (--proxy_user)."));
+}
+
 std::vector<KeySpec> BuildRegistry() {
   std::vector<KeySpec> k;
   AddApplicationKeys(k);
+  AddKerberosKeys(k);
   AddAmAndTaskKeys(k);
   AddContainerKeys(k);
   AddMiscKeys(k);
@@ -375,9 +386,9 @@ const std::vector<std::string_view>& FrameworkNames() {
 
 bool IsReservedNamespace(std::string_view segment) {
   static const char* const kReserved[] = {
-      "application", "container", "containers", "task",    "docker", "yarn",
-      "history",     "portal",    "execution",  "horovod", "http",   "https",
-      "keytab",      "secret",    "other",      "default", "version"};
+      "application", "container", "containers", "task",    "docker",  "yarn",
+      "history",     "portal",    "execution",  "horovod", "http",    "https",
+      "keytab",      "secret",    "other",      "default", "version", "kerberos"};
   for (const char* r : kReserved) {
     if (segment == r) return true;
   }

@@ -142,6 +142,14 @@ std::string Escape(const std::string& path) {
   return out.empty() ? "/" : out;
 }
 
+// One query parameter's value, percent-encoded whole.
+std::string EscapeValue(const std::string& value) {
+  char* e = curl_escape(value.c_str(), static_cast<int>(value.size()));
+  std::string out = e;
+  curl_free(e);
+  return out;
+}
+
 // A request's first step, to the NameNode that answered last, else the next ones in order: one
 // that cannot be reached or answers as the standby is skipped (each tried once).
 Result<Reply> NameNodeExchange(const std::vector<std::string>& namenodes,
@@ -271,6 +279,9 @@ std::string WebHdfs::Url(const std::string& namenode, const std::string& path,
     auth = "&delegation=" + delegation_;
   } else if (!spnego_) {
     auth = "&user.name=" + user_;
+  } else if (!proxy_user_.empty()) {
+    auth =
+        "&doas=" + EscapeValue(proxy_user_);  // §6: SPNEGO as ourselves, acting as the proxy user
   }
   return "http://" + namenode + "/webhdfs/v1" + Escape(path) + "?" + op_and_params + auth;
 }

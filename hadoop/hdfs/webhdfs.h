@@ -73,6 +73,9 @@ class WebHdfs {
   // Authenticate with SPNEGO from now on (the Kerberos ticket in $KRB5CCNAME or the default
   // cache), sending no user.name; or with a delegation token's urlString.
   void UseSpnego() { spnego_ = true; }
+  // With SPNEGO: act as `user` (doas=), which the NameNode allows only when its
+  // hadoop.proxyuser.<our short name>.* settings do; a delegation token already names its owner.
+  void ActAs(std::string user) { proxy_user_ = std::move(user); }
   void UseDelegationToken(std::string url_string) { delegation_ = std::move(url_string); }
 
   // GETDELEGATIONTOKEN: a new HDFS delegation token (its urlString) that `renewer` (the short
@@ -89,6 +92,7 @@ class WebHdfs {
   std::vector<std::string> namenodes_;
   std::string user_;
   bool spnego_ = false;
+  std::string proxy_user_;
   std::string delegation_;
   std::atomic<size_t> active_{0};  // index into namenodes_
 };

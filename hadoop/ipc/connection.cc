@@ -270,7 +270,12 @@ Status Connection::SendConnectionContext(bool simple) {
   auto* user_info = context.mutable_userinfo();  // always present; empty for TOKEN (§1.6)
   if (simple) user_info->set_effectiveuser(options_.user);
   if (!simple && options_.auth == AuthMethod::kKerberos) {
-    user_info->set_effectiveuser(options_.kerberos->principal());  // §1.6: the full principal
+    if (options_.proxy_user.empty()) {
+      user_info->set_effectiveuser(options_.kerberos->principal());  // §1.6: the full principal
+    } else {
+      user_info->set_effectiveuser(options_.proxy_user);
+      user_info->set_realuser(options_.kerberos->principal());
+    }
   }
   return SendFrame(BuildFrame({&header, &context}));
 }

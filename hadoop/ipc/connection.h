@@ -63,6 +63,10 @@ struct ConnectionOptions {
   // yarn.resourcemanager.principal with _HOST replaced); a server that names another is refused.
   std::shared_ptr<security::KerberosCredentials> kerberos;
   std::string server_principal;
+  // KERBEROS: when set, the user the calls run as (a proxy user, §1.6: effectiveUser is it and
+  // realUser our principal); the server refuses the connection unless its
+  // hadoop.proxyuser.<our short name>.* settings allow us to impersonate it.
+  std::string proxy_user;
   // hadoop.rpc.protection: the levels we accept, preferred first. The default takes whatever
   // the server asks for, strongest first: the AM's token connections have no cluster config,
   // and the server decides the minimum anyway. The client passes the configured value.

@@ -35,6 +35,9 @@ Status InquireCred(gss_cred_id_t cred, std::string* principal, OM_uint32* lifeti
   OM_uint32 minor = 0;
   gss_name_t name = GSS_C_NO_NAME;
   OM_uint32 major = gss_inquire_cred(&minor, cred, &name, lifetime, nullptr, nullptr);
+  if (GSS_ROUTINE_ERROR(major) == GSS_S_CREDENTIALS_EXPIRED) {
+    return Unauthenticated("the Kerberos ticket has expired");
+  }
   if (GSS_ERROR(major)) return Unauthenticated(GssStatusText(major, minor));
   gss_buffer_desc text = GSS_C_EMPTY_BUFFER;
   major = gss_display_name(&minor, name, &text, nullptr);
@@ -71,14 +74,15 @@ std::string GssStatusText(OM_uint32 major, OM_uint32 minor) {
 Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromTicketCache() {
   const std::string cache = TicketCacheName();
   const std::string hint =
-      "run kinit (or set tony.kerberos.principal and tony.kerberos.keytab) to get a Kerberos "
-      "ticket in " +
-      cache;
+      "run kinit (or submit with --principal and --keytab) to get a Kerberos ticket in " + cache;
   gss_OID_set_desc mechs = KrbMechSet();
   gss_cred_id_t cred = GSS_C_NO_CREDENTIAL;
   OM_uint32 minor = 0;
   OM_uint32 major = gss_acquire_cred(&minor, GSS_C_NO_NAME, GSS_C_INDEFINITE, &mechs,
                                      GSS_C_INITIATE, &cred, nullptr, nullptr);
+  if (GSS_ROUTINE_ERROR(major) == GSS_S_CREDENTIALS_EXPIRED) {
+    return Unauthenticated("the Kerberos ticket in " + cache + " has expired: " + hint);
+  }
   if (GSS_ERROR(major)) {
     return Unauthenticated("no usable Kerberos ticket (" + GssStatusText(major, minor) +
                            "): " + hint);
@@ -87,7 +91,7 @@ Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromTicketCach
   OM_uint32 lifetime = 0;
   Status s = InquireCred(cred, &principal, &lifetime);
   if (s.ok() && lifetime == 0) {
-    s = Unauthenticated("the Kerberos ticket of " + principal + " has expired");
+    s = Unauthenticated("the Kerberos ticket of " + principal + " in " + cache + " has expired");
   }
   if (!s.ok()) {
     gss_release_cred(&minor, &cred);
@@ -100,6 +104,9 @@ Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromTicketCach
 Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromKeytab(
     const std::string& principal, const std::string& keytab) {
   const std::string what = "Kerberos login of " + principal + " from keytab " + keytab;
+  // MIT reports a keytab without the principal's keys as no (or an empty) credentials cache.
+  const std::string hint =
+      "check that the keytab holds current keys of " + principal + " (klist -kt " + keytab + ")";
   OM_uint32 minor = 0;
   gss_buffer_desc name_text{principal.size(), const_cast<char*>(principal.data())};
   gss_name_t name = GSS_C_NO_NAME;
@@ -118,15 +125,14 @@ Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromKeytab(
                                 &cred, nullptr, nullptr);
   OM_uint32 ignored = 0;
   gss_release_name(&ignored, &name);
-  if (GSS_ERROR(major)) return Unauthenticated(what + " failed: " + GssStatusText(major, minor));
+  if (GSS_ERROR(major)) {
+    return Unauthenticated(what + " failed (" + GssStatusText(major, minor) + "): " + hint);
+  }
   std::string logged_in;
   OM_uint32 lifetime = 0;
   if (Status s = InquireCred(cred, &logged_in, &lifetime); !s.ok()) {
     gss_release_cred(&ignored, &cred);
-    // MIT reports a keytab without the principal's keys as an empty (MEMORY) cache.
-    return Unauthenticated(what + " failed (" + s.message() +
-                           "): check that the keytab holds current keys of " + principal +
-                           " (klist -kt " + keytab + ")");
+    return Unauthenticated(what + " failed (" + s.message() + "): " + hint);
   }
   return std::shared_ptr<KerberosCredentials>(
       new KerberosCredentials(cred, logged_in, "keytab " + keytab, ccache));

@@ -31,12 +31,14 @@ ipc::ConnectionOptions ClientOptions(std::string user) {
 
 ipc::ConnectionOptions KerberosClientOptions(std::shared_ptr<security::KerberosCredentials> creds,
                                              std::string principal,
-                                             std::vector<ipc::Qop> protection) {
+                                             std::vector<ipc::Qop> protection,
+                                             std::string proxy_user) {
   ipc::ConnectionOptions o = Options("", 0, kClientProtocol);
   o.auth = ipc::AuthMethod::kKerberos;
   o.kerberos = std::move(creds);
   o.server_principal = std::move(principal);
   o.protection = std::move(protection);
+  o.proxy_user = std::move(proxy_user);
   return o;
 }
 
@@ -114,10 +116,10 @@ ApplicationClient::ApplicationClient(std::vector<ipc::ServerAddress> resource_ma
 ApplicationClient::ApplicationClient(std::vector<ipc::ServerAddress> resource_managers,
                                      std::shared_ptr<security::KerberosCredentials> kerberos,
                                      std::string rm_principal, std::vector<ipc::Qop> protection,
-                                     ipc::FailoverPolicy failover)
+                                     ipc::FailoverPolicy failover, std::string proxy_user)
     : rpc_(std::move(resource_managers),
            KerberosClientOptions(std::move(kerberos), std::move(rm_principal),
-                                 std::move(protection)),
+                                 std::move(protection), std::move(proxy_user)),
            "ResourceManager", failover) {}
 
 Result<security::Token> ApplicationClient::GetDelegationToken(const std::string& renewer) {

@@ -65,11 +65,12 @@ class ApplicationClient {
   ApplicationClient(std::vector<ipc::ServerAddress> resource_managers, std::string user,
                     ipc::FailoverPolicy failover);
   // The same on a Kerberized cluster: SASL GSSAPI with `kerberos` to `rm_principal` (_HOST
-  // replaced per ResourceManager) at the levels of hadoop.rpc.protection.
+  // replaced per ResourceManager) at the levels of hadoop.rpc.protection; with `proxy_user`,
+  // every call runs as that user (ipc::ConnectionOptions::proxy_user).
   ApplicationClient(std::vector<ipc::ServerAddress> resource_managers,
                     std::shared_ptr<security::KerberosCredentials> kerberos,
                     std::string rm_principal, std::vector<ipc::Qop> protection,
-                    ipc::FailoverPolicy failover);
+                    ipc::FailoverPolicy failover, std::string proxy_user = "");
   // getDelegationToken: an RM delegation token that `renewer` may renew (Kerberos only).
   Result<security::Token> GetDelegationToken(const std::string& renewer);
 

@@ -23,6 +23,8 @@ import minicluster  # noqa: E402
 SERVICE = "hadoop/localhost"
 HTTP = "HTTP/localhost"
 USER = "alice"
+# The one user alice may act for (tony submit --proxy_user), as an Azkaban service would.
+PROXY_USER = "bob"
 
 
 def secure_conf(realm, keytab, protection):
@@ -52,6 +54,9 @@ def secure_conf(realm, keytab, protection):
         "hadoop.http.authentication.kerberos.principal": http,
         "hadoop.http.authentication.kerberos.keytab": keytab,
         "hadoop.http.authentication.simple.anonymous.allowed": "false",
+        # alice may impersonate bob (and no one else) from any host.
+        f"hadoop.proxyuser.{USER}.hosts": "*",
+        f"hadoop.proxyuser.{USER}.users": PROXY_USER,
     }
 
 

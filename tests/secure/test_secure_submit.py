@@ -2,15 +2,20 @@
 client logs in (ticket cache, or a keytab with no cache), talks to the RM over Kerberos, stages
 over SPNEGO, and hands an RM and an HDFS delegation token to the AM, which passes the HDFS one to
 every task; a 2-worker job succeeds, its tasks reading HDFS with their token alone (the script
-fails the job otherwise) and seeing no AMRMToken. Without a ticket
-the client stops before staging, with an error that names kinit."""
+fails the job otherwise) and seeing no AMRMToken. --principal/--keytab log in with no ticket
+cache; --proxy_user runs the job as bob (the RM's report says so), the cluster allowing alice to
+impersonate bob only. Without a ticket, with an expired one, with a missing, unreadable or wrong
+keytab and with a proxy user the cluster does not allow, the client stops before staging with an
+error that says what to do (run kinit; the keytab, the principal and why; the hadoop.proxyuser
+settings)."""
 import os
 import re
 import subprocess
+import time
 
 import pytest
 
-from secure_cluster import running_secure_minicluster
+from secure_cluster import PROXY_USER, USER, running_secure_minicluster
 from tonytest import SYSTEM_PYTHON, Tony, tony_xml, write
 
 # Each task reads a file from HDFS over WebHDFS with the delegation token of its container's
@@ -73,7 +78,7 @@ def secure_tony(tmp_path, cluster, ccache=None):
     return t
 
 
-def submit(tony, tmp_path, cluster, **props):
+def submit(tony, tmp_path, cluster, flags=(), **props):
     src = tmp_path / "src"
     write(str(src / "job.py"), SCRIPT)
     conf = {"tony.application.framework": "pytorch", "tony.worker.instances": "2",
@@ -83,7 +88,7 @@ def submit(tony, tmp_path, cluster, **props):
     conf.update(props)
     xml = tony_xml(str(tmp_path / "tony.xml"), conf)
     return tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
-                    "--src_dir", str(src), "--conf_file", xml, timeout=300)
+                    "--src_dir", str(src), "--conf_file", xml, *flags, timeout=300)
 
 
 def put_input(cluster, tmp_path):
@@ -125,10 +130,104 @@ def test_a_keytab_login_needs_no_ticket_cache(tmp_path, cluster):
     assert r.returncode == 0, out
 
 
+def assert_nothing_staged(tony):
+    jobs = os.path.join(tony.home, "jobs")
+    assert not os.path.isdir(jobs) or not os.listdir(jobs), os.listdir(jobs)
+
+
 def test_no_ticket_stops_before_staging_and_names_kinit(tmp_path, cluster):
     tony = secure_tony(tmp_path, cluster, ccache=str(tmp_path / "empty-cache"))
     r = submit(tony, tmp_path, cluster)
     assert r.returncode != 0
     assert "run kinit" in r.stderr, r.stderr
-    assert not os.path.isdir(os.path.join(tony.home, "jobs")) or not os.listdir(
-        os.path.join(tony.home, "jobs"))
+    assert_nothing_staged(tony)
+
+
+def test_principal_and_keytab_flags_log_in_with_no_ticket_cache(tmp_path, cluster):
+    put_input(cluster, tmp_path)
+    tony = secure_tony(tmp_path, cluster, ccache=str(tmp_path / "no-such-cache"))
+    r = submit(tony, tmp_path, cluster,
+               flags=("--principal", cluster.user, "--keytab", cluster.user_keytab))
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert re.search(r"application application_\d+_\d+ FINISHED", out), out
+    assert "tony.kerberos" not in r.stderr, r.stderr  # the keys are known: no warning
+
+
+def test_a_wrong_keytab_is_refused_naming_it_and_the_principal(tmp_path, cluster):
+    other_keytab = str(tmp_path / "mallory.keytab")
+    cluster.kdc.add_principal("mallory", other_keytab)
+    tony = secure_tony(tmp_path, cluster, ccache=str(tmp_path / "no-such-cache"))
+    r = submit(tony, tmp_path, cluster,
+               flags=("--principal", cluster.user, "--keytab", other_keytab))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"Kerberos login of {cluster.user} from keytab {other_keytab} failed" in r.stderr, \
+        r.stderr
+    assert f"check that the keytab holds current keys of {cluster.user}" in r.stderr, r.stderr
+    assert_nothing_staged(tony)
+
+
+def test_a_missing_or_unreadable_keytab_is_refused_before_staging(tmp_path, cluster):
+    tony = secure_tony(tmp_path, cluster, ccache=str(tmp_path / "no-such-cache"))
+    missing = str(tmp_path / "no-such.keytab")
+    r = submit(tony, tmp_path, cluster, flags=("--principal", cluster.user, "--keytab", missing))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert (f"tony.kerberos.keytab = {missing} (from --keytab), the keytab of {cluster.user}: "
+            "No such file or directory") in r.stderr, r.stderr
+    # Tests run as root, whom file modes do not stop: a directory is what cannot be read here.
+    unreadable = tmp_path / "a-directory"
+    unreadable.mkdir()
+    r = submit(tony, tmp_path, cluster, **{"tony.kerberos.principal": cluster.user,
+                                           "tony.kerberos.keytab": str(unreadable)})
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"tony.kerberos.keytab = {unreadable} (from " in r.stderr, r.stderr
+    assert f"the keytab of {cluster.user}: not a regular file" in r.stderr, r.stderr
+    r = submit(tony, tmp_path, cluster, flags=("--principal", cluster.user))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "set both or neither" in r.stderr, r.stderr
+    assert_nothing_staged(tony)
+
+
+def test_an_expired_ticket_is_refused_naming_kinit(tmp_path, cluster):
+    ccache = str(tmp_path / "short-lived")
+    cluster.kdc.kinit(USER, cluster.user_keytab, ccache, lifetime="3s")
+    # klist -s fails once the cache holds no valid ticket: wait for that, with a bound.
+    deadline = time.monotonic() + 60
+    while subprocess.run(["klist", "-s"], env=cluster.env(ccache)).returncode == 0:
+        assert time.monotonic() < deadline, "the 3 s ticket did not expire within 60 s"
+        time.sleep(0.2)
+    tony = secure_tony(tmp_path, cluster, ccache=ccache)
+    r = submit(tony, tmp_path, cluster)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "has expired" in r.stderr, r.stderr
+    assert "run kinit" in r.stderr, r.stderr
+    assert_nothing_staged(tony)
+
+
+def rm_app_user(cluster, out):
+    import json
+    import urllib.request
+    app_id = re.search(r"application (application_\d+_\d+) submitted", out).group(1)
+    web = site(cluster.conf_dir, "yarn-site.xml", "yarn.resourcemanager.webapp.address")
+    with urllib.request.urlopen(f"http://{web}/ws/v1/cluster/apps/{app_id}", timeout=30) as r:
+        return json.load(r)["app"]["user"]
+
+
+def test_a_proxy_user_job_runs_as_that_user(tmp_path, cluster):
+    put_input(cluster, tmp_path)
+    tony = secure_tony(tmp_path, cluster)
+    r = submit(tony, tmp_path, cluster, flags=("--proxy_user", PROXY_USER))
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    # The RM's own record: the application is bob's, submitted by alice's Kerberos login.
+    assert rm_app_user(cluster, out) == PROXY_USER
+
+
+def test_a_proxy_user_the_cluster_does_not_allow_is_refused(tmp_path, cluster):
+    tony = secure_tony(tmp_path, cluster)
+    r = submit(tony, tmp_path, cluster, **{"tony.kerberos.proxy-user": "carol"})
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{cluster.user} may not act as proxy user carol" in r.stderr, r.stderr
+    assert f"hadoop.proxyuser.{USER}.hosts and hadoop.proxyuser.{USER}.groups" in r.stderr, \
+        r.stderr
+    assert_nothing_staged(tony)
