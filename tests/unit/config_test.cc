@@ -819,7 +819,9 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.docker.containers.image",
                                          "tony.docker.<role>.image",
                                          "tony.docker.containers.mount",
-                                         "tony.python-exec-path"};
+                                         "tony.python-exec-path",
+                                         "tony.other.namenodes",
+                                         "tony.history.location"};
   for (const KeySpec& spec : AllKeys()) {
     bool is_applied = applied.count(std::string(spec.name)) > 0;
     EXPECT_NE(is_applied, !spec.unsupported.empty()) << spec.name;
