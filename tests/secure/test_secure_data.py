@@ -5,8 +5,9 @@ issue or last renewal):
 - a task reads its training data with fsspec's WebHDFS client (from PyPI, in the venv of
   scripts/setup-frameworks.sh) given only TONY_NAMENODE_HTTP_ADDRESS and
   TONY_HDFS_DELEGATION_TOKEN, with no usable Kerberos ticket in its container;
-- tony.other.namenodes and an hdfs:// tony.history.location get tokens that reach the tasks
-  (TONY_HDFS_DELEGATION_TOKENS), and a NameNode that cannot be asked is a warning naming it;
+- tony.other.namenodes (hdfs:// over IPC, webhdfs:// over SPNEGO) and an hdfs://
+  tony.history.location get tokens that reach the tasks (TONY_HDFS_DELEGATION_TOKENS), and a
+  NameNode that cannot be asked is a warning naming it;
 - a JVM reader that uses Hadoop's FileSystem API runs on the CLASSPATH the executor takes from
   the node's `hadoop classpath --glob`;
 - a job that reads for three renew intervals keeps reading, because the RM renews the tokens,
@@ -187,6 +188,17 @@ def test_tokens_for_other_namenodes_reach_the_tasks(tmp_path, data):
     assert r.returncode == 0, out
     assert "other fs: data on another cluster" in out, out
     assert "warning: no delegation token" not in r.stderr, r.stderr
+
+
+def test_a_webhdfs_uri_gets_a_token_over_spnego(tmp_path, data):
+    http = data.second_dfs()["http"]
+    tony, r = submit(tmp_path, data,
+                     envs=[f"OTHER_NN_HTTP={http}",
+                           f"OTHER_NN_SERVICE=127.0.0.1:{http.rsplit(':', 1)[1]}"],
+                     **{"tony.other.namenodes": f"webhdfs://{http}"})
+    out = r.stdout + r.stderr + task_output(data, r)
+    assert r.returncode == 0, out
+    assert "other fs: data on another cluster" in out, out
 
 
 def test_history_location_gets_a_token_and_a_bad_namenode_only_warns(tmp_path, data):
