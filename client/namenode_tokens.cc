@@ -10,38 +10,6 @@ namespace {
 
 namespace security = hadoop::security;
 
-struct NameNodeUri {
-  std::string text;  // as the user wrote it, for warnings
-  std::string scheme;
-  std::string host;
-  int port = -1;  // -1: none given
-};
-
-// "scheme://host[:port][/path]"; only hdfs and webhdfs.
-Result<NameNodeUri> ParseNameNodeUri(const std::string& text, const std::string& key) {
-  NameNodeUri u;
-  u.text = text;
-  size_t sep = text.find("://");
-  if (sep != std::string::npos) u.scheme = text.substr(0, sep);
-  if (u.scheme != "hdfs" && u.scheme != "webhdfs") {
-    return InvalidArgument(key + ": \"" + text +
-                           "\" is not an hdfs://host[:port] or webhdfs://host[:port] URI");
-  }
-  std::string authority = text.substr(sep + 3);
-  authority = authority.substr(0, authority.find('/'));
-  size_t colon = authority.rfind(':');
-  u.host = authority.substr(0, colon);
-  if (colon != std::string::npos) {
-    auto port = ParseInt64(authority.substr(colon + 1));
-    if (!port || *port <= 0 || *port > 65535) {
-      return InvalidArgument(key + ": \"" + text + "\" has a bad port");
-    }
-    u.port = static_cast<int>(*port);
-  }
-  if (u.host.empty()) return InvalidArgument(key + ": \"" + text + "\" names no host");
-  return u;
-}
-
 Result<security::Token> RpcToken(const hadoop::ClusterConf& cluster, const ClientSecurity& login,
                                  const std::string& host, int port, const std::string& renewer) {
   hadoop::hdfs::NameNodeRpcTarget target;
@@ -114,6 +82,30 @@ std::vector<std::pair<std::string, std::string>> Requested(const Configuration& 
 }
 
 }  // namespace
+
+Result<NameNodeUri> ParseNameNodeUri(const std::string& text, const std::string& key) {
+  NameNodeUri u;
+  u.text = text;
+  size_t sep = text.find("://");
+  if (sep != std::string::npos) u.scheme = text.substr(0, sep);
+  if (u.scheme != "hdfs" && u.scheme != "webhdfs") {
+    return InvalidArgument(key + ": \"" + text +
+                           "\" is not an hdfs://host[:port] or webhdfs://host[:port] URI");
+  }
+  std::string authority = text.substr(sep + 3);
+  authority = authority.substr(0, authority.find('/'));
+  size_t colon = authority.rfind(':');
+  u.host = authority.substr(0, colon);
+  if (colon != std::string::npos) {
+    auto port = ParseInt64(authority.substr(colon + 1));
+    if (!port || *port <= 0 || *port > 65535) {
+      return InvalidArgument(key + ": \"" + text + "\" has a bad port");
+    }
+    u.port = static_cast<int>(*port);
+  }
+  if (u.host.empty()) return InvalidArgument(key + ": \"" + text + "\" names no host");
+  return u;
+}
 
 std::vector<std::string> AddOtherNameNodeTokens(const hadoop::ClusterConf& cluster,
                                                 const ClientSecurity& login,

@@ -20,11 +20,23 @@
 #include <vector>
 
 #include "client/yarn_security.h"
+#include "common/status.h"
 #include "config/configuration.h"
 #include "hadoop/security/credentials.h"
 #include "hadoop/yarn/cluster_conf.h"
 
 namespace tony::client {
+
+// One entry of tony.other.namenodes (or tony.history.location, named by `key` in errors).
+struct NameNodeUri {
+  std::string text;    // as the user wrote it, for warnings
+  std::string scheme;  // hdfs or webhdfs
+  std::string host;    // a host, or an HA nameservice of hdfs-site.xml
+  int port = -1;       // -1: none given
+};
+// "scheme://host[:port][/path]"; kInvalidArgument naming `key` for any other scheme or a bad
+// port.
+Result<NameNodeUri> ParseNameNodeUri(const std::string& text, const std::string& key);
 
 // Adds the tokens to `creds` (a NameNode whose service already has one is skipped); returns one
 // warning per NameNode that failed.
