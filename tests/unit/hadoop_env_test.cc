@@ -113,5 +113,15 @@ TEST_F(HadoopEnvTest, HadoopHomeGivesTheTaskHadoopsClasspathAndLibraryDirs) {
   EXPECT_EQ(env_["LD_LIBRARY_PATH"], "/usr/local/lib:" + home + "/lib/native");
 }
 
+TEST_F(HadoopEnvTest, HadoopOnPathThroughASymlinkNamesItsInstallation) {
+  std::string home = StandInHadoop("/conf:/jars/b.jar");
+  fs::create_directories(dir_ + "/path-bin");
+  fs::create_symlink(home + "/bin/hadoop", dir_ + "/path-bin/hadoop");
+  env_["PATH"] = dir_ + "/path-bin:/usr/bin:/bin";
+  AddHdfsAccess(env_);
+  EXPECT_EQ(env_["CLASSPATH"], "/conf:/jars/b.jar");
+  EXPECT_EQ(env_["HADOOP_HDFS_HOME"], fs::canonical(home).string());
+}
+
 }  // namespace
 }  // namespace tony
