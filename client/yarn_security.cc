@@ -20,13 +20,6 @@ std::string ShortName(const std::string& principal) {
   return principal.substr(0, principal.find_first_of("/@"));
 }
 
-// The RM's principal for this cluster's first ResourceManager (Hadoop's
-// YarnClientUtils.getRmPrincipal): what both tokens name as their renewer.
-std::string RmPrincipal(const hadoop::ClusterConf& cluster) {
-  auto rm = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
-  return hadoop::ServerPrincipal(cluster.rm_principal, rm.ok() ? rm->first : "");
-}
-
 // "tony.kerberos.keytab = /k (from --keytab)": the setting as the user made it, for errors.
 std::string Setting(const Configuration& conf, const std::string& key) {
   const ConfigValue* v = conf.Find(key);
@@ -50,6 +43,16 @@ Status CheckKeytabFile(const Configuration& conf, const std::string& keytab,
 }
 
 }  // namespace
+
+std::string RmPrincipal(const hadoop::ClusterConf& cluster) {
+  auto rm = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
+  return hadoop::ServerPrincipal(cluster.rm_principal, rm.ok() ? rm->first : "");
+}
+
+std::string DefaultFsTokenService(const hadoop::ClusterConf& cluster) {
+  return cluster.nameservice.empty() ? TokenService(cluster.fs_host, cluster.fs_port)
+                                     : "ha-hdfs:" + cluster.nameservice;
+}
 
 std::string TokenService(const std::string& host, int port) {
   addrinfo hints{};
@@ -156,8 +159,7 @@ Result<hadoop::security::Credentials> FetchDelegationTokens(const hadoop::Cluste
   TONY_ASSIGN_OR_RETURN(auto hdfs_token, hadoop::security::DecodeTokenUrlString(url));
   // The same identifier and password serve HDFS RPC, which the NodeManagers localize with.
   hdfs_token.kind = hadoop::security::kHdfsDelegationTokenKind;
-  hdfs_token.service = cluster.nameservice.empty() ? TokenService(cluster.fs_host, cluster.fs_port)
-                                                   : "ha-hdfs:" + cluster.nameservice;
+  hdfs_token.service = DefaultFsTokenService(cluster);
   creds.AddToken(hdfs_token.service, hdfs_token);
   return creds;
 }

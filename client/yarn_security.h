@@ -61,4 +61,12 @@ Result<hadoop::security::Credentials> FetchDelegationTokens(const hadoop::Cluste
 // "ip:port" as Hadoop names a token's service (SecurityUtil.buildTokenService).
 std::string TokenService(const std::string& host, int port);
 
+// The principal of this cluster's first ResourceManager (Hadoop's YarnClientUtils.getRmPrincipal):
+// every delegation token's renewer, so that the RM renews it while the job runs.
+std::string RmPrincipal(const hadoop::ClusterConf& cluster);
+
+// The service of the staging (default) file system's HDFS token: "ip:port" of its NameNode, or
+// "ha-hdfs:<nameservice>".
+std::string DefaultFsTokenService(const hadoop::ClusterConf& cluster);
+
 }  // namespace tony::client

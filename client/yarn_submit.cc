@@ -12,6 +12,7 @@
 
 #include "client/bundle.h"
 #include "client/follow.h"
+#include "client/namenode_tokens.h"
 #include "client/render.h"
 #include "client/resources.h"
 #include "client/staging.h"
@@ -444,6 +445,10 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     RemoveStaging(*cluster, app_id);
     return Fail(tokens.status().WithContext("getting delegation tokens"), kExitJobFailed);
   }
+  for (const auto& warning :
+       AddOtherNameNodeTokens(cluster->conf, cluster->security, conf, &*tokens)) {
+    std::cerr << "tony: warning: " << warning << "\n";
+  }
 
   // The AM: `tony am` in a container of its own (§4.3, §5).
   yarn::Submission sub;
@@ -478,6 +483,16 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
   yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());
   yarn::AddEnvironment(&sub.am_container, engine::kStagingUserEnv, cluster->user);
+  std::vector<std::string> namenodes = cluster->conf.NameNodeHttpAddresses();
+  yarn::AddEnvironment(&sub.am_container, engine::kNameNodeHttpEnv, Join(namenodes, ","));
+  if (!namenodes.empty()) {
+    yarn::AddEnvironment(&sub.am_container, engine::kWebHdfsUrlEnv,
+                         "http://" + namenodes.front() + "/webhdfs/v1");
+  }
+  if (cluster->security.kerberos) {
+    yarn::AddEnvironment(&sub.am_container, engine::kHdfsTokenServiceEnv,
+                         DefaultFsTokenService(cluster->conf));
+  }
   sub.am_container.add_command(std::string("exec ") + engine::kBundleBinary +
                                " am --job-dir . --engine yarn 1><LOG_DIR>/am.log 2>&1");
   s = rm.SubmitApplication(yarn::BuildSubmissionContext(sub));

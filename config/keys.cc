@@ -92,7 +92,7 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
                           "tony runs no JVM in its containers and ships no Hadoop framework"));
   k.push_back(
       Unsupported(Str("tony.application.hadoop.classpath", "", "Classpath for coordinator/tasks."),
-                  "tony runs no JVM in its containers and sets no Hadoop classpath"));
+                  "the tasks' CLASSPATH comes from the node's `hadoop classpath --glob`"));
   k.push_back(Unsupported(
       Str("tony.application.tensorboard-log-dir", "", "Enables the sidecar TensorBoard."),
       "the sidecar TensorBoard is not implemented"));
@@ -109,8 +109,9 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
       Unsupported(Bool("tony.application.dependency.<role>.timeout.after.<group>.ignored", "false",
                        "On that timeout make <role> untracked instead of failing."),
                   "group dependency timeouts are not implemented"));
-  k.push_back(Unsupported(List("tony.other.namenodes", "", "Extra namenodes to fetch tokens for."),
-                          "delegation tokens are fetched for the default FS only"));
+  k.push_back(List("tony.other.namenodes", "",
+                   "Extra NameNode URIs (hdfs://host:port, hdfs://<nameservice>, webhdfs://...) "
+                   "to fetch a delegation token for, for the tasks."));
 }
 
 // §2.2 and §2.3.
@@ -236,9 +237,9 @@ void AddMiscKeys(std::vector<KeySpec>& k) {
   k.push_back(
       Unsupported(Bool("tony.horovod.driver.mode.debug", "false", "Use tony.driver.command."),
                   "tony's Horovod driver has no debug mode"));
-  k.push_back(Unsupported(
-      Str("tony.history.location", "/path/to/tony-history", "Job history root."),
-      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+  k.push_back(Str("tony.history.location", "/path/to/tony-history",
+                  "Job history root of TonY's portal; tony writes no history there, but an "
+                  "hdfs:// value gets a delegation token for the tasks, as in TonY."));
   k.push_back(Unsupported(
       Str("tony.history.intermediate", "${tony.history.location}/intermediate",
           "History of running jobs (portal)."),

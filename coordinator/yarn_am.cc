@@ -53,9 +53,13 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
   yarn.rm_failover = hadoop::ParseFailoverPolicy(Env(engine::kRmFailoverEnv));
   TONY_ASSIGN_OR_RETURN(hadoop::security::Credentials credentials, AmCredentials());
   yarn.am_rm_token = *credentials.FindToken(hadoop::security::kAmRmTokenKind);
-  // Only the HDFS tokens travel on to the tasks (client/yarn_security.h).
+  // Only the HDFS tokens travel on to the tasks (client/yarn_security.h), those of WebHDFS
+  // URIs of tony.other.namenodes too (client/namenode_tokens.h).
   for (const auto& [alias, t] : credentials.tokens()) {
-    if (t.kind == hadoop::security::kHdfsDelegationTokenKind) yarn.task_tokens.AddToken(alias, t);
+    if (t.kind == hadoop::security::kHdfsDelegationTokenKind ||
+        t.kind == hadoop::security::kWebHdfsDelegationTokenKind) {
+      yarn.task_tokens.AddToken(alias, t);
+    }
   }
   std::optional<hadoop::security::Token> hdfs_token;
   if (const auto* t = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind)) {

@@ -39,6 +39,14 @@ inline constexpr char kRmFailoverEnv[] = "TONY_YARN_RM_FAILOVER";
 inline constexpr char kStagingDirEnv[] = "TONY_YARN_STAGING_DIR";
 inline constexpr char kStagingNameNodeEnv[] = "TONY_YARN_STAGING_NAMENODE_HTTP";
 inline constexpr char kStagingUserEnv[] = "TONY_YARN_STAGING_USER";
+// For the tasks' own HDFS access (README, "HDFS data for tasks"): every TONY_ variable of the
+// AM's environment travels on to the executors and their user processes. The default file
+// system's NameNode HTTP address(es), host:port, comma-separated in dfs.ha.namenodes order with
+// HA; the WebHDFS base URL of the first; the service of its delegation token, by which the
+// executor finds that token in $HADOOP_TOKEN_FILE_LOCATION (Kerberos only).
+inline constexpr char kNameNodeHttpEnv[] = "TONY_NAMENODE_HTTP_ADDRESS";
+inline constexpr char kWebHdfsUrlEnv[] = "TONY_WEBHDFS_URL";
+inline constexpr char kHdfsTokenServiceEnv[] = "TONY_HDFS_TOKEN_SERVICE";
 
 // Inside a container: the name of the tony bundle's ARCHIVE resource (client/bundle.h builds it)
 // and the executable in it, which the AM and every executor run.

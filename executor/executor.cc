@@ -22,6 +22,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
+#include "executor/hadoop_env.h"
 #include "executor/localize.h"
 #include "rpc/client.h"
 #include "rpc/job_secret.h"
@@ -227,6 +228,7 @@ Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
   in.am_port = static_cast<int>(ParseInt64(Env("AM_PORT")).value_or(0));
   TONY_ASSIGN_OR_RETURN(EnvMap task_env, runtime::BuildTaskEnv(in));
   for (auto& [k, v] : task_env) env[k] = std::move(v);
+  AddHdfsAccess(env);  // tokens for WebHDFS clients, TonY's Hadoop CLASSPATH
   for (const auto& kv : spec.execution_envs) {
     size_t eq = kv.find('=');
     if (eq == 0) continue;  // no name (refused at submit)

@@ -5,6 +5,8 @@
 #   /opt/tony-tf     tensorflow-cpu 2.15.1 (Keras 2; numpy < 2)
 #   /opt/tony-jax    jax[cpu] 0.10.2 (jax + jaxlib)
 #   /opt/tony-mxnet  mxnet 1.9.1 with numpy < 1.24 (mxnet uses np.bool, removed in 1.24)
+#   /opt/tony-webhdfs fsspec + requests: the Python WebHDFS client the secure tier's tasks read
+#                    HDFS with (tests/secure/test_secure_data.py)
 #   /opt/tony-hvd    horovod 0.28.1 built from its sdist with PyTorch and gloo against Debian's
 #                    python3-torch (a venv with system site packages; about 10 minutes on 2 cores)
 # Idempotent and quiet: an environment whose module already imports is left alone.
@@ -45,6 +47,7 @@ fi
 venv_with tony-tf tensorflow "tensorflow-cpu==2.15.1"
 venv_with tony-jax jax "jax[cpu]==0.10.2"
 venv_with tony-mxnet mxnet "numpy<1.24" "mxnet==1.9.1"
+venv_with tony-webhdfs fsspec.implementations.webhdfs fsspec requests
 
 # Horovod's last release builds only from source; its build must see Debian's torch (hence the
 # system site packages and no build isolation) and its build requirements.

@@ -15,13 +15,13 @@ class MiniclusterError(Exception):
 
 
 @contextlib.contextmanager
-def running_minicluster(nodemanagers=2, conf=None, env=None):
+def running_minicluster(nodemanagers=2, conf=None, env=None, flags=()):
     """Yields the directory with the clusters' site files; `conf` maps extra configuration keys to
     values (an empty value unsets a key); `env` is the JVM's environment (default: ours; a secure
-    cluster's carries KRB5_CONFIG). Stops the cluster (stdin closed, then the process group
+    cluster's carries KRB5_CONFIG); `flags` go to start.sh (e.g. "--second-dfs"). Stops the cluster (stdin closed, then the process group
     killed) on exit."""
     conf_dir = tempfile.mkdtemp(prefix="tony-minicluster-")
-    args = ["bash", START, conf_dir, str(nodemanagers)]
+    args = ["bash", START, conf_dir, str(nodemanagers), *flags]
     args += [f"{k}={v}" for k, v in (conf or {}).items()]
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                             start_new_session=True, env=env)

@@ -84,13 +84,19 @@ class SecureCluster:
         })
         return env
 
+    def second_dfs(self):
+        """{"rpc": host:port, "http": host:port} of the cluster started with --second-dfs."""
+        text = open(os.path.join(self.conf_dir, "second-dfs.txt")).read()
+        return dict(line.split("=", 1) for line in text.split())
+
     def kinit(self, ccache=None):
         """alice's ticket from her keytab into `ccache` (default: the realm's cache)."""
         return self.kdc.kinit(USER, self.user_keytab, ccache)
 
 
 @contextlib.contextmanager
-def running_secure_minicluster(protection="authentication", nodemanagers=2, conf=None):
+def running_secure_minicluster(protection="authentication", nodemanagers=2, conf=None,
+                               flags=()):
     with kdc_lib.running_kdc() as kdc:
         service_keytab = os.path.join(kdc.root, "service.keytab")
         kdc.add_principal(SERVICE, service_keytab)
@@ -99,7 +105,8 @@ def running_secure_minicluster(protection="authentication", nodemanagers=2, conf
         kdc.add_principal(USER, user_keytab)
         settings = secure_conf(kdc.realm, service_keytab, protection)
         settings.update(conf or {})
-        with minicluster.running_minicluster(nodemanagers, settings, env=kdc.env()) as conf_dir:
+        with minicluster.running_minicluster(nodemanagers, settings, env=kdc.env(),
+                                             flags=flags) as conf_dir:
             sc = SecureCluster(kdc, conf_dir, user_keytab, service_keytab, protection)
             sc.kinit()
             yield sc

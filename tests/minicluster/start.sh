@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds (if needed) and runs the test-only minicluster launcher (docs/hadoop-ipc.md §7).
 #
-# Usage: tests/minicluster/start.sh <confdir> [num_nodemanagers] [--ha] [key=value ...]
+# Usage: tests/minicluster/start.sh <confdir> [num_nodemanagers] [--ha] [--second-dfs] [key=value ...]
 # (--ha: two ResourceManagers, rm0 active, and a line "failover" on stdin swaps them; Ha.java).
+# (--second-dfs: a second MiniDFSCluster, its addresses in <confdir>/second-dfs.txt; Main.java).
 # (each key=value overrides a setting of the clusters' configuration).
 # Prints "MINICLUSTER READY <confdir>" once the clusters are up and <confdir>/{core,hdfs,yarn}-site.xml
 # are written; exits when its stdin closes. The first build needs Maven Central (jars go to

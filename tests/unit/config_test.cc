@@ -823,7 +823,9 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.python-exec-path",
                                          "tony.kerberos.principal",
                                          "tony.kerberos.keytab",
-                                         "tony.kerberos.proxy-user"};
+                                         "tony.kerberos.proxy-user",
+                                         "tony.other.namenodes",
+                                         "tony.history.location"};
   for (const KeySpec& spec : AllKeys()) {
     bool is_applied = applied.count(std::string(spec.name)) > 0;
     EXPECT_NE(is_applied, !spec.unsupported.empty()) << spec.name;

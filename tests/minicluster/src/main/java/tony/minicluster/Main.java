@@ -4,6 +4,8 @@
 // Usage: java ... tony.minicluster.Main <confdir> [num_nodemanagers] [--ha] [key=value ...]
 // --ha: two ResourceManagers (Ha.java) and an HDFS HA nameservice: a dead NameNode, a standby
 // one and the active one, in that order.
+// --second-dfs: a second MiniDFSCluster (another NameNode and DataNode, same settings) for data
+// "on another cluster"; <confdir>/second-dfs.txt says where: "rpc=host:port" and "http=host:port".
 // Each key=value is set in the clusters' configuration after the defaults below, and key= unsets
 // one (a test that needs different settings, e.g. a short AMRMToken rolling interval or no GPUs,
 // starts a minicluster of its own).
@@ -59,6 +61,7 @@ public final class Main {
     File confDir = new File(args[0]).getAbsoluteFile();
     int numNodeManagers = 2;
     boolean ha = false;
+    boolean secondDfs = false;
     Map<String, String> overrides = new LinkedHashMap<>();
     for (int i = 1; i < args.length; i++) {
       int eq = args[i].indexOf('=');
@@ -66,6 +69,8 @@ public final class Main {
         overrides.put(args[i].substring(0, eq), args[i].substring(eq + 1));
       } else if (args[i].equals("--ha")) {
         ha = true;
+      } else if (args[i].equals("--second-dfs")) {
+        secondDfs = true;
       } else if (args[i].matches("\\d+")) {
         numNodeManagers = Integer.parseInt(args[i]);
       } else {
@@ -122,6 +127,16 @@ public final class Main {
       Ha.addNameservice(conf, dfs, dataDir);
     }
 
+    // A copy of the configuration: the builder writes its fs.defaultFS and base dir into the one
+    // it is given.
+    MiniDFSCluster dfs2 = null;
+    if (secondDfs) {
+      Configuration conf2 = new Configuration(conf);
+      conf2.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, new File(dataDir, "dfs2").getPath());
+      dfs2 = new MiniDFSCluster.Builder(conf2).numDataNodes(1).build();
+      dfs2.waitActive();
+    }
+
     MiniYARNCluster yarn = new MiniYARNCluster("tony", ha ? 2 : 1, numNodeManagers, 1, 1);
     yarn.init(conf);
     yarn.start();
@@ -147,6 +162,12 @@ public final class Main {
     writeSite(new File(confDir, "core-site.xml"), dfsConf, "fs.", "hadoop.", "io.", "ipc.");
     writeSite(new File(confDir, "hdfs-site.xml"), dfsConf, "dfs.");
     writeSite(new File(confDir, "yarn-site.xml"), yarnConf, "yarn.");
+    if (dfs2 != null) {
+      String where = "rpc=localhost:" + dfs2.getNameNodePort() + "\nhttp=localhost:"
+          + dfs2.getNameNode().getHttpAddress().getPort() + "\n";
+      java.nio.file.Files.write(new File(confDir, "second-dfs.txt").toPath(),
+          where.getBytes(StandardCharsets.UTF_8));
+    }
 
     System.err.printf("minicluster: started in %d ms; fs.defaultFS=%s rm=%s scheduler=%s webapp=%s%n",
         System.currentTimeMillis() - startMs, dfsConf.get("fs.defaultFS"),
@@ -172,7 +193,7 @@ public final class Main {
         System.out.flush();
       }
     }
-    stop(yarn, dfs);
+    stop(yarn, dfs, dfs2);
   }
 
   // A small, fast, deterministic cluster (docs/hadoop-ipc.md §7.4).
@@ -260,7 +281,7 @@ public final class Main {
   }
 
   // Stopping a MiniYARNCluster can take most of a minute (§7.5); give it a bounded grace period.
-  private static void stop(MiniYARNCluster yarn, MiniDFSCluster dfs) {
+  private static void stop(MiniYARNCluster yarn, MiniDFSCluster dfs, MiniDFSCluster dfs2) {
     Thread watchdog = new Thread(() -> {
       try {
         Thread.sleep(STOP_GRACE_MS);
@@ -275,6 +296,9 @@ public final class Main {
     try {
       yarn.stop();
       dfs.shutdown();
+      if (dfs2 != null) {
+        dfs2.shutdown();
+      }
     } catch (RuntimeException e) {
       System.err.println("minicluster: error while stopping: " + e);
     }

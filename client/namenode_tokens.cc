@@ -1,0 +1,133 @@
+#include "client/namenode_tokens.h"
+
+#include "common/strings.h"
+#include "hadoop/hdfs/namenode_client.h"
+#include "hadoop/hdfs/webhdfs.h"
+#include "hadoop/yarn/clients.h"
+
+namespace tony::client {
+namespace {
+
+namespace security = hadoop::security;
+
+Result<security::Token> RpcToken(const hadoop::ClusterConf& cluster, const ClientSecurity& login,
+                                 const std::string& host, int port, const std::string& renewer) {
+  hadoop::hdfs::NameNodeRpcTarget target;
+  target.host = host;
+  target.port = static_cast<uint16_t>(port);
+  std::string principal = cluster.raw.GetOr("dfs.namenode.kerberos.principal", "");
+  if (principal.empty()) {
+    return FailedPrecondition("dfs.namenode.kerberos.principal is not set in " + cluster.conf_dir +
+                              "/hdfs-site.xml");
+  }
+  target.server_principal = hadoop::ServerPrincipal(principal, host);
+  target.protection = cluster.rpc_protection;
+  TONY_ASSIGN_OR_RETURN(security::Token t,
+                        hadoop::hdfs::GetDelegationTokenOverRpc(target, login.kerberos, renewer));
+  if (t.kind.empty()) t.kind = security::kHdfsDelegationTokenKind;
+  t.service = TokenService(host, port);
+  return t;
+}
+
+// hdfs://<nameservice> of this client's hdfs-site.xml: the first of its NameNodes that answers.
+Result<security::Token> NameserviceToken(const hadoop::ClusterConf& cluster,
+                                         const ClientSecurity& login, const std::string& ns,
+                                         const std::vector<std::string>& ids,
+                                         const std::string& renewer) {
+  Status last;
+  for (const std::string& id : ids) {
+    std::string key = "dfs.namenode.rpc-address." + ns + "." + id;
+    auto address = hadoop::yarn::ParseHostPort(cluster.raw.GetOr(key, ""));
+    if (!address.ok()) {
+      last = address.status().WithContext(key);
+      continue;
+    }
+    auto t = RpcToken(cluster, login, address->first, address->second, renewer);
+    if (t.ok()) {
+      t->service = "ha-hdfs:" + ns;
+      return t;
+    }
+    last = t.status();
+  }
+  return last.ok() ? NotFound("dfs.ha.namenodes." + ns + " lists no NameNode") : last;
+}
+
+Result<security::Token> TokenFor(const hadoop::ClusterConf& cluster, const ClientSecurity& login,
+                                 const NameNodeUri& uri, const std::string& renewer) {
+  if (uri.scheme == "webhdfs") {
+    int port = uri.port > 0 ? uri.port : 9870;
+    hadoop::hdfs::WebHdfs fs(uri.host + ":" + std::to_string(port), login.user);
+    fs.UseSpnego();
+    TONY_ASSIGN_OR_RETURN(std::string url, fs.GetDelegationToken(renewer));
+    TONY_ASSIGN_OR_RETURN(security::Token t, security::DecodeTokenUrlString(url));
+    t.service = TokenService(uri.host, port);
+    return t;
+  }
+  auto ids = SplitTrimmed(cluster.raw.GetOr("dfs.ha.namenodes." + uri.host, ""), ',');
+  if (uri.port < 0 && !ids.empty()) {
+    return NameserviceToken(cluster, login, uri.host, ids, renewer);
+  }
+  return RpcToken(cluster, login, uri.host, uri.port > 0 ? uri.port : 8020, renewer);
+}
+
+// tony.history.location counts only as an hdfs:// URI (TonY fetches for its file system).
+std::vector<std::pair<std::string, std::string>> Requested(const Configuration& job_conf) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& uri : SplitTrimmed(job_conf.GetOr("tony.other.namenodes", ""), ',')) {
+    if (!uri.empty()) out.emplace_back("tony.other.namenodes", uri);
+  }
+  std::string history = job_conf.GetOr("tony.history.location", "");
+  if (StartsWith(history, "hdfs://")) out.emplace_back("tony.history.location", history);
+  return out;
+}
+
+}  // namespace
+
+Result<NameNodeUri> ParseNameNodeUri(const std::string& text, const std::string& key) {
+  NameNodeUri u;
+  u.text = text;
+  size_t sep = text.find("://");
+  if (sep != std::string::npos) u.scheme = text.substr(0, sep);
+  if (u.scheme != "hdfs" && u.scheme != "webhdfs") {
+    return InvalidArgument(key + ": \"" + text +
+                           "\" is not an hdfs://host[:port] or webhdfs://host[:port] URI");
+  }
+  std::string authority = text.substr(sep + 3);
+  authority = authority.substr(0, authority.find('/'));
+  size_t colon = authority.rfind(':');
+  u.host = authority.substr(0, colon);
+  if (colon != std::string::npos) {
+    auto port = ParseInt64(authority.substr(colon + 1));
+    if (!port || *port <= 0 || *port > 65535) {
+      return InvalidArgument(key + ": \"" + text + "\" has a bad port");
+    }
+    u.port = static_cast<int>(*port);
+  }
+  if (u.host.empty()) return InvalidArgument(key + ": \"" + text + "\" names no host");
+  return u;
+}
+
+std::vector<std::string> AddOtherNameNodeTokens(const hadoop::ClusterConf& cluster,
+                                                const ClientSecurity& login,
+                                                const Configuration& job_conf,
+                                                security::Credentials* creds) {
+  std::vector<std::string> warnings;
+  if (!login.kerberos) return warnings;
+  const std::string renewer = RmPrincipal(cluster);
+  for (const auto& [key, text] : Requested(job_conf)) {
+    auto uri = ParseNameNodeUri(text, key);
+    Result<security::Token> token =
+        uri.ok() ? TokenFor(cluster, login, *uri, renewer) : Result<security::Token>(uri.status());
+    if (!token.ok()) {
+      warnings.push_back("no delegation token for " + text + " (" + key +
+                         "); tasks cannot reach it: " + token.status().message());
+      continue;
+    }
+    bool have = false;
+    for (const auto& [alias, t] : creds->tokens()) have = have || t.service == token->service;
+    if (!have) creds->AddToken(token->service, *token);
+  }
+  return warnings;
+}
+
+}  // namespace tony::client

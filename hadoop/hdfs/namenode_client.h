@@ -1,0 +1,36 @@
+// One call of HDFS's ClientNamenodeProtocol over Hadoop IPC (docs/hadoop-ipc.md §6.2):
+// getDelegationToken, which takes and returns the same messages as the RM's (Security.proto).
+// tony stages over WebHDFS; this is for NameNodes the client knows only by their RPC address
+// (tony.other.namenodes, tony.history.location as hdfs://host:port), the way TonY's client asks
+// each FileSystem for its tokens. SASL GSSAPI with the user's Kerberos login.
+// Thread-safety: a free function; each call opens and closes its own connection.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "hadoop/ipc/sasl_layer.h"
+#include "hadoop/security/credentials.h"
+#include "hadoop/security/kerberos.h"
+
+namespace tony::hadoop::hdfs {
+
+inline constexpr char kClientNamenodeProtocol[] = "org.apache.hadoop.hdfs.protocol.ClientProtocol";
+
+struct NameNodeRpcTarget {
+  std::string host;
+  uint16_t port = 8020;
+  // dfs.namenode.kerberos.principal with _HOST already replaced by `host`.
+  std::string server_principal;
+  std::vector<ipc::Qop> protection{ipc::Qop::kAuthentication};
+};
+
+// An HDFS delegation token that `renewer` may renew. The NameNode leaves its service empty;
+// the caller names it (SecurityUtil.buildTokenService: "ip:port").
+Result<security::Token> GetDelegationTokenOverRpc(
+    const NameNodeRpcTarget& target, std::shared_ptr<security::KerberosCredentials> kerberos,
+    const std::string& renewer);
+
+}  // namespace tony::hadoop::hdfs

@@ -1,0 +1,127 @@
+// AddHdfsAccess (executor/hadoop_env.h): the tokens of a real credentials file in the variables
+// WebHDFS clients take, and TonY's Hadoop CLASSPATH from a real (stand-in) `hadoop` executable.
+#include "executor/hadoop_env.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/files.h"
+#include "hadoop/security/credentials.h"
+
+namespace tony {
+namespace {
+
+namespace fs = std::filesystem;
+namespace security = hadoop::security;
+
+security::Token HdfsToken(const std::string& id, const std::string& service) {
+  return {id, "pw-" + id, std::string(security::kHdfsDelegationTokenKind), service};
+}
+
+class HadoopEnvTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto dir = MakeTempDir(fs::temp_directory_path().string(), "tony-hadoop-env-");
+    ASSERT_TRUE(dir.ok());
+    dir_ = *dir;
+    env_["TMPDIR"] = dir_;
+    env_["PATH"] = "/usr/bin:/bin";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void WriteTokens(const security::Credentials& creds) {
+    std::string path = dir_ + "/container_tokens";
+    ASSERT_TRUE(creds.WriteFile(path, security::Credentials::Format::kWritable).ok());
+    env_["HADOOP_TOKEN_FILE_LOCATION"] = path;
+  }
+
+  // <dir>/hadoop/bin/hadoop printing `output` for `classpath --glob` and failing otherwise.
+  std::string StandInHadoop(const std::string& output) {
+    std::string home = dir_ + "/hadoop";
+    fs::create_directories(home + "/bin");
+    fs::create_directories(home + "/lib/native");
+    std::string script = home + "/bin/hadoop";
+    EXPECT_TRUE(WriteFileAtomic(script,
+                                "#!/bin/sh\n[ \"$1 $2\" = \"classpath --glob\" ] || exit 3\n"
+                                "echo '" +
+                                    output + "'\n",
+                                0755)
+                    .ok());
+    return home;
+  }
+
+  std::string dir_;
+  EnvMap env_;
+};
+
+TEST_F(HadoopEnvTest, TheDefaultFsTokenIsTheOneOfItsServiceInWebHdfsForm) {
+  security::Credentials creds;
+  creds.AddToken("other", HdfsToken("other", "10.0.0.2:8020"));
+  creds.AddToken("default", HdfsToken("default", "127.0.0.1:9000"));
+  creds.AddToken("rm", {"rmid", "rmpw", std::string(security::kRmDelegationTokenKind), "rm:1"});
+  WriteTokens(creds);
+  env_["TONY_HDFS_TOKEN_SERVICE"] = "127.0.0.1:9000";
+  AddHdfsAccess(env_);
+  auto token = security::DecodeTokenUrlString(env_["TONY_HDFS_DELEGATION_TOKEN"]);
+  ASSERT_TRUE(token.ok()) << token.status().message();
+  EXPECT_EQ(*token, HdfsToken("default", "127.0.0.1:9000"));
+  EXPECT_EQ(env_["TONY_HDFS_DELEGATION_TOKENS"],
+            "10.0.0.2:8020=" + security::EncodeTokenUrlString(HdfsToken("other", "10.0.0.2:8020")) +
+                ",127.0.0.1:9000=" +
+                security::EncodeTokenUrlString(HdfsToken("default", "127.0.0.1:9000")));
+}
+
+TEST_F(HadoopEnvTest, WithoutTheServiceTheDefaultIsTheOnlyHdfsToken) {
+  security::Credentials one;
+  one.AddToken("a", HdfsToken("a", "10.0.0.2:8020"));
+  WriteTokens(one);
+  AddHdfsAccess(env_);
+  EXPECT_EQ(env_["TONY_HDFS_DELEGATION_TOKEN"],
+            security::EncodeTokenUrlString(HdfsToken("a", "10.0.0.2:8020")));
+
+  security::Credentials two = one;
+  two.AddToken("b", HdfsToken("b", "10.0.0.3:8020"));
+  WriteTokens(two);
+  env_.erase("TONY_HDFS_DELEGATION_TOKEN");
+  AddHdfsAccess(env_);
+  EXPECT_EQ(env_.count("TONY_HDFS_DELEGATION_TOKEN"), 0u);  // which one would be a guess
+  EXPECT_NE(env_["TONY_HDFS_DELEGATION_TOKENS"].find("10.0.0.3:8020="), std::string::npos);
+}
+
+TEST_F(HadoopEnvTest, NoTokenFileNoTokenVariables) {
+  AddHdfsAccess(env_);
+  EXPECT_EQ(env_.count("TONY_HDFS_DELEGATION_TOKEN"), 0u);
+  EXPECT_EQ(env_.count("TONY_HDFS_DELEGATION_TOKENS"), 0u);
+}
+
+// One test for the classpath: the executor runs `hadoop classpath` once and keeps its answer.
+TEST_F(HadoopEnvTest, HadoopHomeGivesTheTaskHadoopsClasspathAndLibraryDirs) {
+  std::string home = StandInHadoop("/etc/hadoop:/opt/hadoop/share/hadoop/common/a.jar");
+  EnvMap skipped = env_;
+  skipped["HADOOP_HOME"] = home;
+  skipped["SKIP_HADOOP_PATH"] = "1";
+  AddHdfsAccess(skipped);
+  EXPECT_EQ(skipped.count("CLASSPATH"), 0u);
+
+  env_["HADOOP_HOME"] = home;
+  env_["CLASSPATH"] = "mine.jar";
+  env_["LD_LIBRARY_PATH"] = "/usr/local/lib";
+  AddHdfsAccess(env_);
+  EXPECT_EQ(env_["CLASSPATH"], "/etc/hadoop:/opt/hadoop/share/hadoop/common/a.jar");
+  EXPECT_EQ(env_["HADOOP_HDFS_HOME"], home);
+  EXPECT_EQ(env_["LD_LIBRARY_PATH"], "/usr/local/lib:" + home + "/lib/native");
+}
+
+TEST_F(HadoopEnvTest, HadoopOnPathThroughASymlinkNamesItsInstallation) {
+  std::string home = StandInHadoop("/conf:/jars/b.jar");
+  fs::create_directories(dir_ + "/path-bin");
+  fs::create_symlink(home + "/bin/hadoop", dir_ + "/path-bin/hadoop");
+  env_["PATH"] = dir_ + "/path-bin:/usr/bin:/bin";
+  AddHdfsAccess(env_);
+  EXPECT_EQ(env_["CLASSPATH"], "/conf:/jars/b.jar");
+  EXPECT_EQ(env_["HADOOP_HDFS_HOME"], fs::canonical(home).string());
+}
+
+}  // namespace
+}  // namespace tony

@@ -1,0 +1,50 @@
+// ParseNameNodeUri (client/namenode_tokens.h): what tony.other.namenodes entries may say.
+// Fetching the tokens is tested on the Kerberized minicluster (tests/secure/test_secure_data.py).
+#include "client/namenode_tokens.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace tony::client {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(NameNodeUriTest, HdfsAndWebHdfsWithOrWithoutPortAndPath) {
+  auto a = ParseNameNodeUri("hdfs://nn2.example.com:8020", "tony.other.namenodes");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->scheme, "hdfs");
+  EXPECT_EQ(a->host, "nn2.example.com");
+  EXPECT_EQ(a->port, 8020);
+  auto b = ParseNameNodeUri("hdfs://otherns/tony-history", "tony.history.location");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->host, "otherns");
+  EXPECT_EQ(b->port, -1);
+  auto c = ParseNameNodeUri("webhdfs://nn3:9870/", "tony.other.namenodes");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->scheme, "webhdfs");
+  EXPECT_EQ(c->port, 9870);
+}
+
+TEST(NameNodeUriTest, OtherSchemesAndBadPortsNameTheKeyAndValue) {
+  for (const char* bad : {"s3a://bucket", "nn2:8020", "hdfs://nn2:0", "hdfs://nn2:99999",
+                          "hdfs://:8020", "hdfs://nn2:x"}) {
+    auto r = ParseNameNodeUri(bad, "tony.other.namenodes");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(r.status().message(), HasSubstr("tony.other.namenodes: \"" + std::string(bad)));
+  }
+}
+
+TEST(NameNodeUriTest, AnOpenClusterNeedsNoTokens) {
+  hadoop::ClusterConf cluster;
+  ClientSecurity open;  // no Kerberos login
+  Configuration conf;
+  conf.Set("tony.other.namenodes", "hdfs://nn2:8020", "test");
+  hadoop::security::Credentials creds;
+  EXPECT_TRUE(AddOtherNameNodeTokens(cluster, open, conf, &creds).empty());
+  EXPECT_TRUE(creds.tokens().empty());
+}
+
+}  // namespace
+}  // namespace tony::client
