@@ -99,6 +99,12 @@ std::string InterruptNotice(const std::string& what) {
   return "tony: interrupted; stopping " + what + " (Ctrl-C again to force)";
 }
 
+std::string InterruptForcedReason() {
+  return g_first_signal.load() == SIGTERM
+             ? "killed by SIGTERM to tony submit (forced by a second signal)"
+             : "killed by user (Ctrl-C twice in tony submit: forced)";
+}
+
 std::string InterruptKillReason() {
   return g_first_signal.load() == SIGTERM ? "killed by SIGTERM to tony submit"
                                           : "killed by user (Ctrl-C in tony submit)";

@@ -318,7 +318,7 @@ TEST(CoordinatorShellTest, DeclaresALostHeartbeatAtTheConfiguredTime) {
 
   shell.Advance(1);  // 25 s
   rpc::JobStatus after = shell.Status();
-  EXPECT_EQ(TaskState(after, "worker", 0), "FAILED");
+  EXPECT_EQ(TaskState(after, "worker", 0), "LOST");
   EXPECT_EQ(after.final_status(), rpc::FAILED);
   EXPECT_NE(after.message().find("worker:0 lost: no heartbeat for 25000 ms"), std::string::npos)
       << after.message();
@@ -357,7 +357,7 @@ TEST(CoordinatorShellTest, ATaskFailureEndsTheJob) {
   EXPECT_NE(status.message().find("worker:1"), std::string::npos) << status.message();
   EXPECT_EQ(TaskState(status, "worker", 1), "FAILED");
   // worker:0 was still running: stopped by the coordinator, not failed.
-  EXPECT_EQ(TaskState(status, "worker", 0), "FINISHED");
+  EXPECT_EQ(TaskState(status, "worker", 0), "STOPPED");
   auto record = shell.Engine().Record();
   ASSERT_EQ(record.stopped.size(), 1u);
   EXPECT_EQ(record.stopped[0], shell.ContainerOf("worker", 0));
