@@ -94,7 +94,7 @@ int Interrupts() { return g_interrupts.load(); }
 
 std::string InterruptNotice(const std::string& what) {
   if (g_first_signal.load() == SIGTERM) {
-    return "tony: SIGTERM received; stopping " + what + " (a second SIGTERM or Ctrl-C forces it)";
+    return "tony: SIGTERM received; stopping " + what + " (a second SIGTERM or SIGINT forces it)";
   }
   return "tony: interrupted; stopping " + what + " (Ctrl-C again to force)";
 }
