@@ -8,8 +8,7 @@ namespace tony::core {
 namespace {
 
 constexpr int kMaxListedTasks = 10;
-
-constexpr size_t kMaxReasonChars = 300;
+constexpr size_t kMaxReasonChars = 300;  // a one-line reason in a table cell
 
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
@@ -85,8 +84,6 @@ void JobStateMachine::RefineEnd(TaskRecord& t, const TaskExited& e) {
   t.end_reason = memory + "; tony." + t.id.role + ".memory sets the limit";
   Touch();
 }
-
-namespace {}  // namespace
 
 void JobStateMachine::EndTask(TaskRecord& t, TaskState state, std::optional<int> exit_code,
                               int signal, std::string end_reason, std::string diagnostics,
