@@ -24,7 +24,12 @@ rpc::JobStatus FollowJob(JobFollower& job) {
       }
       kill_sent = true;
     }
-    if (Interrupts() > 1) return job.Force(last);
+    // Ends the coordinator did not tell are shown like any other: every task's last state.
+    if (Interrupts() > 1) {
+      rpc::JobStatus forced = job.Force(last);
+      printer.Show(forced);
+      return forced;
+    }
     if (rpc::CoordinatorClient* coordinator = job.Coordinator()) {
       rpc::GetJobStatusRequest req;
       req.set_after_version(version);
@@ -39,7 +44,10 @@ rpc::JobStatus FollowJob(JobFollower& job) {
         continue;
       }
     }
-    if (auto end = job.OnNoAnswer(last)) return *end;
+    if (auto end = job.OnNoAnswer(last)) {
+      printer.Show(*end);
+      return *end;
+    }
   }
 }
 

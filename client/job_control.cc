@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "client/job_record.h"
 #include "client/render.h"
 #include "client/yarn_submit.h"
 #include "common/clock.h"
@@ -43,37 +44,15 @@ bool CoordinatorRuns(const history::AmInfo& am, const std::string& job_dir) {
   return ProcessStartId(am.pid) == am.start_id;
 }
 
-bool TaskEnded(const std::string& state) {
-  return state == "SUCCEEDED" || state == "FAILED" || state == "FINISHED" || state == "KILLED" ||
-         state == "LOST" || state == "UNKNOWN";
-}
-
-// A finished job whose coordinator ended without recording its tasks' ends: no row may stay
-// RUNNING, since the coordinator's end ends every executor.
-void EndUnendedTasks(rpc::JobStatus& status, const std::string& state, const std::string& why) {
-  for (auto& t : *status.mutable_tasks()) {
-    if (TaskEnded(t.state())) continue;
-    t.set_diagnostics(why + " while the task was " + t.state());
-    t.set_state(state);
-  }
-}
-
-// The coordinator is gone without writing the job's end (kill -9, a crash): the job failed.
-// Recorded in status.json and events.jsonl, so every later look agrees.
+// The coordinator is gone without writing the job's end (kill -9, a crash): the job failed, and
+// its unended tasks are LOST. Recorded in status.json and events.jsonl, so every later look agrees.
 rpc::JobStatus RecordCoordinatorLost(const history::JobPaths& paths, const history::AmInfo& am,
                                      rpc::JobStatus status) {
   std::string why = "coordinator (pid " + std::to_string(am.pid) +
                     ") died without recording the job's end (killed or crashed); see " +
                     paths.AmLog();
-  status.set_phase(rpc::FINISHED);
-  status.set_final_status(rpc::FAILED);
-  status.set_message(why);
-  status.set_end_wall_ms(SystemClock().WallMs());
-  EndUnendedTasks(status, "LOST", "lost: the coordinator died");
-  (void)history::WriteJobStatus(paths, status);
-  nlohmann::json event = {{"event", "coordinator_lost"}, {"message", why}};
-  (void)history::AppendEvent(paths, event.dump());
-  return status;
+  return RecordJobEnd(paths, std::move(status), rpc::FAILED, why, UnendedTasks::kLost,
+                      "lost: the coordinator died");
 }
 
 bool IsYarnJob(const history::JobPaths& paths) {
@@ -88,8 +67,9 @@ Result<rpc::JobStatus> CurrentYarnStatus(const history::JobPaths& paths) {
                         YarnJobStatus(paths, written.ok() ? *written : rpc::JobStatus()));
   if (IsFinished(status)) {
     // The RM knows the application's end, not each task's.
-    EndUnendedTasks(status, "UNKNOWN", "the application ended with no client recording it");
-    (void)history::WriteJobStatus(paths, status);
+    status =
+        RecordJobEnd(paths, status, status.final_status(), status.message(), UnendedTasks::kLost,
+                     "lost: the application ended with no client recording it");
   }
   return status;
 }
@@ -240,12 +220,9 @@ int KillJob(const std::string& id_or_path) {
   }
   auto after = history::ReadJobStatus(paths);
   if (!after.ok() || !IsFinished(*after)) {
-    rpc::JobStatus killed = after.ok() ? *after : rpc::JobStatus();
-    killed.set_phase(rpc::FINISHED);
-    killed.set_final_status(rpc::KILLED);
-    killed.set_message("killed by user (tony kill; the coordinator was not running)");
-    (void)history::WriteJobStatus(paths, killed);
-    after = killed;
+    after = RecordJobEnd(paths, after.ok() ? *after : rpc::JobStatus(), rpc::KILLED,
+                         "killed by user (tony kill; the coordinator was not running)",
+                         UnendedTasks::kStopped, "killed by user (tony kill)");
   }
   std::cout << "job " << BaseName(paths.root) << " " << rpc::FinalStatus_Name(after->final_status())
             << "\n";

@@ -59,10 +59,6 @@ std::string LastLines(const std::string& text, int64_t n) {
   return text.substr(pos + 1);
 }
 
-bool IsTerminalState(const std::string& state) {
-  return state == "SUCCEEDED" || state == "FAILED" || state == "FINISHED";
-}
-
 // Whether what we follow may still write: the job runs, and the task's attempt has not ended.
 bool StillWriting(const history::JobPaths& paths, const std::string& role, int64_t index,
                   int attempt) {
@@ -71,7 +67,7 @@ bool StillWriting(const history::JobPaths& paths, const std::string& role, int64
   if (role.empty()) return true;
   for (const auto& t : status->tasks()) {
     if (t.role() == role && t.index() == index && t.attempt() == attempt) {
-      return !IsTerminalState(t.state());
+      return !TaskEnded(t.state());
     }
   }
   return true;  // not started yet

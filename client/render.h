@@ -15,21 +15,31 @@ namespace tony::client {
 // as CSI/OSC) become "<U+009B>". Everything else, UTF-8 included, is kept.
 std::string Printable(std::string_view text);
 
-// ROLE INDEX STATE HOST:PORT EXIT LOG, tasks in role then index order.
-std::string RenderTaskTable(const rpc::JobStatus& status);
+// ROLE INDEX STATE HOST:PORT EXIT REASON LOG, tasks in role then index order. EXIT is how the
+// user process ended ("exit 3", "signal 9 (SIGKILL)"), REASON why the task ended (README "Task
+// states"). With `max_width` > 0 every line fits it: the LOG column is cut first (keeping its
+// end), then LOG URL and REASON, then whole lines.
+std::string RenderTaskTable(const rpc::JobStatus& status, size_t max_width = 0);
+// "exit 3", "signal 9 (SIGKILL)", or "" (no exit known).
+std::string ExitWords(const rpc::TaskStatus& task);
+// Whether a task's state is an end (today's names, and FINISHED/KILLED/UNKNOWN of older files).
+bool TaskEnded(const std::string& state);
 // "job <id> SUCCEEDED" / "job <id> FAILED: <message>" plus the failed tasks' diagnostics.
 std::string RenderSummary(const rpc::JobStatus& status);
 bool IsFinished(const rpc::JobStatus& status);
 
-// Shows a job's progress as it changes. On a terminal the task table is redrawn in place; to a
-// file or pipe the whole table is written first and last, and in between one line per task whose
-// state, address or exit code changed, so logs stay short for large jobs.
+// Shows a job's progress as it changes. On a terminal the task table is redrawn in place, fitted
+// to the terminal's width (so no line wraps and the redraw leaves no copies); to a file or pipe
+// the whole table is written first and last, and one line per task each time its state, address,
+// exit or reason changed (the final changes included), so logs stay short for large jobs.
 class StatusPrinter {
  public:
   explicit StatusPrinter(bool tty) : tty_(tty) {}
   void Show(const rpc::JobStatus& status);
 
  private:
+  // The terminal's columns (TIOCGWINSZ on stdout, else $COLUMNS); 0 when unknown.
+  static size_t TerminalWidth();
   bool tty_;
   std::string last_table_;
   int lines_ = 0;

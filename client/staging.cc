@@ -94,9 +94,15 @@ int Interrupts() { return g_interrupts.load(); }
 
 std::string InterruptNotice(const std::string& what) {
   if (g_first_signal.load() == SIGTERM) {
-    return "tony: SIGTERM received; stopping " + what + " (a second SIGTERM or Ctrl-C forces it)";
+    return "tony: SIGTERM received; stopping " + what + " (a second SIGTERM or SIGINT forces it)";
   }
   return "tony: interrupted; stopping " + what + " (Ctrl-C again to force)";
+}
+
+std::string InterruptForcedReason() {
+  return g_first_signal.load() == SIGTERM
+             ? "killed by SIGTERM to tony submit (forced by a second signal)"
+             : "killed by user (Ctrl-C twice in tony submit: forced)";
 }
 
 std::string InterruptKillReason() {

@@ -31,6 +31,8 @@ int Interrupts();
 // What to tell the user, and the job's kill reason, naming the signal that interrupted the
 // client: Ctrl-C (SIGINT) or SIGTERM (a scheduler stopping it), which are not the same story.
 std::string InterruptNotice(const std::string& what);
+// The job's message when a second interrupt forced the end.
+std::string InterruptForcedReason();
 std::string InterruptKillReason();
 
 }  // namespace tony::client

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "client/follow.h"
+#include "client/job_record.h"
 #include "client/render.h"
 #include "client/resources.h"
 #include "client/staging.h"
@@ -254,24 +255,31 @@ class LocalFollower final : public JobFollower {
   rpc::JobStatus Force(const rpc::JobStatus& last) override { return Dead(last); }
 
  private:
-  // The coordinator is gone or unreachable: trust only what it wrote, and leave nothing behind.
+  // The coordinator is gone, unreachable or forced down: trust only what it wrote, leave nothing
+  // behind, and end the record consistently (client/job_record.h).
   rpc::JobStatus Dead(const rpc::JobStatus& last) {
     auto written = history::ReadJobStatus(paths_);
     if (written.ok() && IsFinished(*written)) return *written;
     KillSession(am_pid_);
+    written = history::ReadJobStatus(paths_);  // it may have ended meanwhile
+    if (written.ok() && IsFinished(*written)) return *written;
     rpc::JobStatus dead = written.ok() ? *written : last;
-    dead.set_phase(rpc::FINISHED);
-    dead.set_final_status(Interrupts() > 1 ? rpc::KILLED : rpc::FAILED);
+    if (Interrupts() > 1) {
+      return RecordJobEnd(paths_, dead, rpc::KILLED, InterruptForcedReason(),
+                          UnendedTasks::kStopped,
+                          "forced stop: tony did not wait for the task to end");
+    }
     std::string what = unresponsive_ ? "the coordinator was unresponsive for " +
                                            std::to_string(unresponsive_ms_ / 1000) +
                                            " s (tony.task.heartbeat-interval-ms x "
                                            "tony.task.max-missed-heartbeats) and was killed"
                                      : "the coordinator died unexpectedly";
-    dead.set_message(Interrupts() > 1 ? "killed by user (forced)"
-                                      : what + "; its log " + paths_.AmLog() + " ends with:\n" +
-                                            Join(TailLines(paths_.AmLog(), 10), "\n"));
-    (void)history::WriteJobStatus(paths_, dead);
-    return dead;
+    return RecordJobEnd(
+        paths_, dead, rpc::FAILED,
+        what + "; its log " + paths_.AmLog() + " ends with:\n" +
+            Join(TailLines(paths_.AmLog(), 10), "\n"),
+        UnendedTasks::kLost,
+        unresponsive_ ? "lost: the coordinator was unresponsive" : "lost: the coordinator died");
   }
 
   const history::JobPaths& paths_;
@@ -352,6 +360,9 @@ int Submit(const SubmitOptions& o) {
   auto spec = BuildJobSpec(*conf);
   if (!spec.ok()) return fail_input(spec.status());
   for (const auto& w : RoleNameWarnings(*spec)) std::cerr << "tony: warning: " << w << "\n";
+  for (const auto& w : UntrackedRoleWarnings(*conf, *spec)) {
+    std::cerr << "tony: warning: " << w << "\n";
+  }
   s = runtime::ValidateForFramework(*spec);
   if (!s.ok()) return fail_input(s);
   std::string engine = ChooseEngine(o);

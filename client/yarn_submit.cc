@@ -12,6 +12,7 @@
 
 #include "client/bundle.h"
 #include "client/follow.h"
+#include "client/job_record.h"
 #include "client/namenode_tokens.h"
 #include "client/render.h"
 #include "client/resources.h"
@@ -309,10 +310,10 @@ class YarnFollower final : public JobFollower {
   }
 
   rpc::JobStatus Force(const rpc::JobStatus& /*last*/) override {
-    (void)rm_.ForceKillApplication(app_, "killed by user (forced)");
-    last_.set_phase(rpc::FINISHED);
-    last_.set_final_status(rpc::KILLED);
-    last_.set_message("killed by user (forced)");
+    (void)rm_.ForceKillApplication(app_, InterruptForcedReason());
+    last_ =
+        RecordJobEnd(paths_, last_, rpc::KILLED, InterruptForcedReason(), UnendedTasks::kStopped,
+                     "forced stop: tony did not wait for the task to end");
     return last_;
   }
 
@@ -321,7 +322,8 @@ class YarnFollower final : public JobFollower {
   rpc::JobStatus EndedWithoutCoordinator(const pb::ApplicationReportProto& report) {
     if (IsFinished(last_)) return last_;
     ApplyFinalReport(report, app_id_, &last_);
-    (void)history::WriteJobStatus(paths_, last_);
+    last_ = RecordJobEnd(paths_, last_, last_.final_status(), last_.message(), UnendedTasks::kLost,
+                         "lost: the application ended without its coordinator reporting it");
     return last_;
   }
 

@@ -53,4 +53,30 @@ std::vector<std::string> RoleNameWarnings(const JobSpec& spec) {
   return warnings;
 }
 
+std::vector<std::string> UntrackedRoleWarnings(const Configuration& conf, const JobSpec& spec) {
+  constexpr char kKey[] = "tony.application.untracked.jobtypes";
+  std::vector<std::string> warnings;
+  const ConfigValue* value = conf.Find(kKey);
+  if (value == nullptr || value->source == "built-in defaults") return warnings;
+  for (const std::string& name : SplitTrimmed(value->value, ',')) {
+    // "ps" is TonY's default, carried into the value when a framework appends its own roles.
+    if (name.empty() || name == "ps" || spec.FindRole(name) != nullptr) continue;
+    std::string warning = std::string(kKey) + " names '" + name +
+                          "', which is no role of this job (" + value->source +
+                          "): it makes no task untracked";
+    std::string best;
+    size_t best_distance = std::numeric_limits<size_t>::max();
+    for (const RoleSpec& role : spec.roles) {
+      size_t d = EditDistance(name, role.name);
+      if (d <= TypoDistance(name) && d < best_distance) {
+        best_distance = d;
+        best = role.name;
+      }
+    }
+    if (!best.empty()) warning += "; did you mean '" + best + "'?";
+    warnings.push_back(warning);
+  }
+  return warnings;
+}
+
 }  // namespace tony

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "config/configuration.h"
 #include "config/job_spec.h"
 
 namespace tony {
@@ -18,5 +19,10 @@ const std::vector<std::string>& WellKnownRoles();
 // One "did you mean" warning per role of `spec` that is not well known and whose name is within
 // a typo of a well-known role or of another role of the job.
 std::vector<std::string> RoleNameWarnings(const JobSpec& spec);
+
+// One warning per name in a configured (not built-in) tony.application.untracked.jobtypes that
+// is no role of the job: it makes nothing untracked. Names the key and the role, with the
+// closest role of the job when one is a typo away.
+std::vector<std::string> UntrackedRoleWarnings(const Configuration& conf, const JobSpec& spec);
 
 }  // namespace tony

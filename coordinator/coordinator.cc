@@ -255,7 +255,9 @@ void Coordinator::OnContainerCompleted(const std::string& container_id, int exit
   container_tasks_.erase(it);
   TONY_LOG(kInfo) << "container " << container_id << " of " << ct.task.ToString()
                   << " completed: " << diagnostics;
-  Dispatch(core::TaskExited{ct.task, ct.attempt, exit_code, diagnostics});
+  core::TaskExited exited{ct.task, ct.attempt, exit_code, diagnostics};
+  exited.source = core::ExitSource::kContainer;
+  Dispatch(exited);
 }
 
 void Coordinator::OnContainerLaunchFailed(const std::string& container_id,
@@ -281,10 +283,8 @@ void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
     return;
   }
   TONY_LOG(kInfo) << id.ToString() << " registered at " << req.host() << ":" << req.port();
-  // Logged here, not from the state diff: the last registration of a gang moves its task
-  // straight on to RUNNING in the same event.
-  RecordTaskState(id, req.task().attempt(), "REGISTERED",
-                  {{"address", req.host() + ":" + std::to_string(req.port())}});
+  // events.jsonl gets REGISTERED from PersistChanges, only if the state machine took it (a task
+  // registering while the job stops stays ALLOCATED, and its user process never starts).
   Dispatch(core::TaskRegistered{id, req.task().attempt(), req.host(), req.port()});
   reactor->Finish(grpc::Status::OK);
 }
@@ -336,8 +336,13 @@ void Coordinator::HandleHeartbeat(const rpc::HeartbeatRequest& req, rpc::Heartbe
 void Coordinator::HandleReportResult(const rpc::ReportResultRequest& req,
                                      grpc::ServerUnaryReactor* reactor) {
   core::TaskId id = FromRef(req.task());
-  TONY_LOG(kInfo) << id.ToString() << " reported exit code " << req.exit_code();
-  Dispatch(core::TaskExited{id, req.task().attempt(), req.exit_code(), req.diagnostics()});
+  std::string exit = core::DescribeExit(req.exit_code(), req.signal());
+  TONY_LOG(kInfo) << id.ToString() << " reported " << exit
+                  << (req.stopped() ? " (stopped by its executor)" : "");
+  core::TaskExited exited{id, req.task().attempt(), req.exit_code(), req.diagnostics()};
+  exited.signal = req.signal();
+  exited.stopped = req.stopped();
+  Dispatch(exited);
   reactor->Finish(grpc::Status::OK);
 }
 
@@ -397,8 +402,9 @@ rpc::JobStatus Coordinator::Snapshot() const {
     ts->set_state(core::TaskStateName(t.state));
     ts->set_host(t.host);
     ts->set_port(t.port);
-    ts->set_has_exit_code(t.exit_code.has_value());
-    ts->set_exit_code(t.exit_code.value_or(0));
+    if (t.exit_code) ts->set_exit_code(*t.exit_code);
+    ts->set_signal(t.signal);
+    ts->set_end_reason(t.end_reason);
     ts->set_diagnostics(t.diagnostics);
     ts->set_container_id(t.container_id);
     ts->set_log_dir(paths_.TaskAttemptDir(t.id.role, t.id.index, t.attempt));
@@ -410,34 +416,6 @@ rpc::JobStatus Coordinator::Snapshot() const {
     ts->set_chief(t.is_chief);
   }
   return s;
-}
-
-std::string Coordinator::StateKey(const core::TaskId& id, int attempt) {
-  return id.ToString() + "#" + std::to_string(attempt);
-}
-
-void Coordinator::RecordTaskState(const core::TaskId& id, int attempt, const std::string& state,
-                                  const nlohmann::json& extra) {
-  nlohmann::json e = {
-      {"time_ms", WallMs()}, {"task", id.ToString()}, {"attempt", attempt}, {"state", state}};
-  e.update(extra);
-  (void)history::AppendEvent(paths_, e.dump());
-  last_states_[StateKey(id, attempt)] = state;
-}
-
-void Coordinator::PersistChanges() {
-  if (machine_.version() == persisted_version_) return;
-  persisted_version_ = machine_.version();
-  for (const auto& t : machine_.tasks()) {
-    std::string state = core::TaskStateName(t.state);
-    auto it = last_states_.find(StateKey(t.id, t.attempt));
-    if (it != last_states_.end() && it->second == state) continue;
-    nlohmann::json extra = nlohmann::json::object();
-    if (t.exit_code) extra["exit_code"] = *t.exit_code;
-    RecordTaskState(t.id, t.attempt, state, extra);
-  }
-  Status s = history::WriteJobStatus(paths_, Snapshot());
-  if (!s.ok()) TONY_LOG(kWarning) << "writing status: " << s.ToString();
 }
 
 void Coordinator::Finish(const core::FinishJob& finish) {

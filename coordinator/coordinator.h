@@ -117,9 +117,9 @@ class Coordinator final : public engine::EngineListener {
   void AnswerStatusWaiters(bool expire_only);
   rpc::JobStatus Snapshot() const;
   void PersistChanges();
-  // Appends a task's state change to events.jsonl (with `extra` fields) and remembers it.
-  void RecordTaskState(const core::TaskId& id, int attempt, const std::string& state,
-                       const nlohmann::json& extra);
+  // Appends a task's state change to events.jsonl (with how it ended, for a terminal state) and
+  // remembers it; states only move forward (core/task_state.h).
+  void RecordTaskState(const core::TaskRecord& t, core::TaskState state);
   static std::string StateKey(const core::TaskId& id, int attempt);
   void Finish(const core::FinishJob& finish);
   void ShutdownServer();
@@ -140,7 +140,7 @@ class Coordinator final : public engine::EngineListener {
   int64_t start_wall_ms_ = 0;
   int64_t end_wall_ms_ = 0;
   int64_t persisted_version_ = -1;
-  std::map<std::string, std::string> last_states_;  // StateKey -> last state in events.jsonl
+  std::map<std::string, core::TaskState> last_states_;  // StateKey -> last state in events.jsonl
   std::map<std::string, ContainerTask> container_tasks_;
   std::map<std::string, std::string> log_urls_;  // container -> engine's log URL, if any
   std::map<std::string, std::string> nodes_;     // container -> engine's node name, if any

@@ -244,11 +244,14 @@ struct LocalProcess {
   pid_t pid = 0;
   std::string stderr_path;
   bool done = false;
-  int exit_code = 0;
+  int exit_code = 0;  // 128 + N when signal N ended it
+  int signal = 0;
 };
 
 struct ChildResult {
   int exit_code = 0;
+  int signal = 0;              // the signal that ended the failed local process, if one did
+  bool stopped = false;        // this executor stopped them (a stop request, a signal to it, loss)
   int failed_local_rank = -1;  // the first local process that failed, if any
   std::string why;             // empty when the processes ended by themselves
 };
@@ -271,10 +274,12 @@ ChildResult Supervise(std::vector<LocalProcess>& procs, const Heartbeater& hb,
       if (!p.done && ::waitpid(p.pid, &st, WNOHANG) == p.pid) {
         p.done = true;
         p.exit_code = ExitCodeFromWaitStatus(st);
+        p.signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
         SignalGroup(p.pid, SIGKILL);  // anything the process left in its group
         if (p.exit_code != 0 && result.failed_local_rank < 0) {
           result.failed_local_rank = static_cast<int>(i);
           result.exit_code = p.exit_code;
+          result.signal = p.signal;
         }
       }
       all_done = all_done && p.done;
@@ -295,6 +300,9 @@ ChildResult Supervise(std::vector<LocalProcess>& procs, const Heartbeater& hb,
         result.why = "local process " + std::to_string(result.failed_local_rank) +
                      " failed; stopping the others";
       }
+      // Stopped by this executor only when no process had failed by itself first.
+      result.stopped = !result.why.empty() && result.failed_local_rank < 0 &&
+                       (g_stop_signal != 0 || hb.stop_requested() || hb.lost());
       if (!result.why.empty()) {
         TONY_LOG(kWarning) << result.why << "; sending SIGTERM to the user processes";
         signal_all(SIGTERM);
@@ -391,10 +399,13 @@ int RunExecutor() {
   const TaskIdentity id = std::move(id_or).value();
   rpc::CoordinatorClient client(id.am_address, id.secret);
 
-  auto report = [&](int exit_code, const std::string& diagnostics) {
+  auto report = [&](int exit_code, const std::string& diagnostics, int signal = 0,
+                    bool stopped = false) {
     rpc::ReportResultRequest req;
     *req.mutable_task() = id.Ref();
-    req.set_exit_code(exit_code);
+    req.set_exit_code(signal > 0 ? 0 : exit_code);
+    req.set_signal(signal);
+    req.set_stopped(stopped);
     // Bytes from the user's stderr: a proto3 string must be UTF-8 or the coordinator drops the
     // whole report.
     req.set_diagnostics(ToValidUtf8(diagnostics));
@@ -434,6 +445,10 @@ int RunExecutor() {
   if (!cluster.ok()) return Fail(cluster.status().message());
   TONY_LOG(kInfo) << "starting " << std::max(1, role->nproc_per_task)
                   << " process(es): " << role->command;
+  // A stop that came while the task registered or waited: its user process never starts.
+  if (g_stop_signal != 0 || hb.stop_requested()) {
+    return Fail("stopped before the user process started");
+  }
   port->Release();  // as late as possible: the user process binds it next (TonY #366)
   s = runtime::WaitUntilReady(spec, id.role, *cluster);
   if (!s.ok()) {
@@ -447,7 +462,9 @@ int RunExecutor() {
   }
   ChildResult result = Supervise(*procs, hb, spec.execution_timeout_ms);
   KillDescendants();  // the task is over: nothing it started may outlive it
-  TONY_LOG(kInfo) << "user process(es) exited with code " << result.exit_code
+  TONY_LOG(kInfo) << "user process(es) ended: "
+                  << (result.signal > 0 ? "signal " + std::to_string(result.signal)
+                                        : "exit " + std::to_string(result.exit_code))
                   << (result.why.empty() ? "" : " (" + result.why + ")");
   std::string diagnostics = result.why;
   if (result.failed_local_rank >= 0) {
@@ -458,7 +475,8 @@ int RunExecutor() {
       diagnostics += "last lines of stderr (" + path + "):\n" + Join(tail, "\n");
     }
   }
-  bool reported = !hb.lost() && report(result.exit_code, diagnostics);
+  bool reported =
+      !hb.lost() && report(result.exit_code, diagnostics, result.signal, result.stopped);
   int code = result.exit_code == 0
                  ? 0
                  : (result.exit_code > 0 && result.exit_code < 256 ? result.exit_code : 1);

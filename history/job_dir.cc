@@ -111,6 +111,20 @@ Result<rpc::JobStatus> ParseJobStatus(const std::string& text, const std::string
   options.ignore_unknown_fields = true;
   auto s = google::protobuf::util::JsonStringToMessage(text, &status, options);
   if (!s.ok()) return Internal("malformed " + source + ": " + s.ToString());
+  // Files of older versions wrote "exit_code": 0 with "has_exit_code": false for "no exit code".
+  if (text.find("\"has_exit_code\"") != std::string::npos) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const nlohmann::json* tasks = j.is_object() && j.contains("tasks") ? &j["tasks"] : nullptr;
+    for (int i = 0; tasks != nullptr && tasks->is_array() && i < status.tasks_size() &&
+                    static_cast<size_t>(i) < tasks->size();
+         ++i) {
+      const nlohmann::json& t = (*tasks)[static_cast<size_t>(i)];
+      auto has = t.is_object() ? t.find("has_exit_code") : t.end();
+      if (has != t.end() && has->is_boolean() && !has->get<bool>()) {
+        status.mutable_tasks(i)->clear_exit_code();
+      }
+    }
+  }
   return status;
 }
 

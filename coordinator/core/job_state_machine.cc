@@ -23,30 +23,6 @@ bool HasRole(const JobSpec& spec, const std::string& name) {
 
 }  // namespace
 
-const char* TaskStateName(TaskState s) {
-  switch (s) {
-    case TaskState::kNew:
-      return "NEW";
-    case TaskState::kAllocated:
-      return "ALLOCATED";
-    case TaskState::kRegistered:
-      return "REGISTERED";
-    case TaskState::kRunning:
-      return "RUNNING";
-    case TaskState::kSucceeded:
-      return "SUCCEEDED";
-    case TaskState::kFailed:
-      return "FAILED";
-    case TaskState::kFinished:
-      return "FINISHED";
-  }
-  return "UNKNOWN";
-}
-
-bool IsTerminal(TaskState s) {
-  return s == TaskState::kSucceeded || s == TaskState::kFailed || s == TaskState::kFinished;
-}
-
 const char* FinalStatusName(FinalStatus s) {
   switch (s) {
     case FinalStatus::kUndecided:
@@ -153,13 +129,14 @@ void JobStateMachine::OnTaskLaunchFailed(const TaskLaunchFailed& e, int64_t now_
   TaskRecord* t = CurrentAttempt(e.task, e.attempt);
   if (t == nullptr || t->state == TaskState::kNew || IsTerminal(t->state)) return;
   if (t->stop_requested) {
-    EndTask(*t, TaskState::kFinished, kExitLaunchFailed, e.message, now_ms);
+    EndTask(*t, TaskState::kNotStarted, std::nullopt, 0, t->stop_reason, e.message, now_ms);
     return;
   }
   std::string failure = Describe(*t) + " failed to launch";
   if (t->registered_ms < 0) failure += " before it registered";
   if (!e.message.empty()) failure += "\n" + e.message;
-  EndTask(*t, TaskState::kFailed, kExitLaunchFailed, e.message, now_ms);
+  EndTask(*t, TaskState::kFailed, std::nullopt, 0,
+          "failed to launch: " + e.message.substr(0, e.message.find('\n')), e.message, now_ms);
   AfterTaskEnded(*t, failure, now_ms, out);
 }
 
@@ -203,21 +180,22 @@ void JobStateMachine::OnHeartbeat(const Heartbeat& e, int64_t now_ms) {
 void JobStateMachine::OnTaskExited(const TaskExited& e, int64_t now_ms, std::vector<Command>& out) {
   TaskRecord* t = CurrentAttempt(e.task, e.attempt);
   // Nothing runs for a kNew task; a terminal one already had its first report.
-  if (t == nullptr || t->state == TaskState::kNew || IsTerminal(t->state)) return;
-  if (t->stop_requested || e.exit_code == kExitStoppedByCoordinator) {
-    EndTask(*t, TaskState::kFinished, e.exit_code, e.diagnostics, now_ms);
-    AfterTaskEnded(*t, "", now_ms, out);
+  if (t == nullptr || t->state == TaskState::kNew) return;
+  if (IsTerminal(t->state)) {
+    RefineEnd(*t, e);
     return;
   }
-  if (e.exit_code == 0) {
-    EndTask(*t, TaskState::kSucceeded, 0, e.diagnostics, now_ms);
-    AfterTaskEnded(*t, "", now_ms, out);
-    return;
+  ExitOutcome o = ClassifyExit(*t, e);
+  EndTask(*t, o.state, o.exit_code, o.signal, o.reason, e.diagnostics, now_ms);
+  std::string failure;
+  if (IsFailure(o.state)) {
+    failure = Describe(*t) + (o.state == TaskState::kLost ? " lost" : " failed");
+    if (t->registered_ms < 0) failure += " before it registered";
+    std::string exit = DescribeExit(o.exit_code, o.signal);
+    if (!exit.empty()) failure += ": " + exit;
+    if (!o.reason.empty()) failure += (exit.empty() ? ": " : "; ") + o.reason;
+    if (!e.diagnostics.empty()) failure += "\n" + e.diagnostics;
   }
-  std::string failure = Describe(*t) + " failed with exit code " + std::to_string(e.exit_code);
-  if (t->registered_ms < 0) failure += " before it registered";
-  if (!e.diagnostics.empty()) failure += "\n" + e.diagnostics;
-  EndTask(*t, TaskState::kFailed, e.exit_code, e.diagnostics, now_ms);
   AfterTaskEnded(*t, failure, now_ms, out);
 }
 

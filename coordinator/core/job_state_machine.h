@@ -10,8 +10,11 @@
 // runs one attempt (0); restart policies will add attempts without changing this interface.
 //
 // Outcome rules (TonY's, docs/tony-compat.md §1.5, with the differences README lists):
-//  * A task's exit code 0 -> SUCCEEDED; an exit after the coordinator asked it to stop ->
-//    FINISHED; anything else -> FAILED.
+//  * How a task's end maps to a state (core/task_state.h, ClassifyExit in
+//    job_state_machine_outcome.cc): exit 0 -> SUCCEEDED; stopped by its executor (or killed by
+//    SIGTERM/SIGKILL after tony asked it to stop) -> STOPPED, or NOT_STARTED before its user
+//    process could run; any other exit or signal -> FAILED, even after a stop request; no exit
+//    known (heartbeat loss, a container gone without a report) -> LOST, which counts as FAILED.
 //  * A FAILED task fails the job at once when it is: the chief (role "chief", else worker:0); of a
 //    stop-on-failure role; untracked (e.g. ps: workers would hang without it); failed before it
 //    registered; or any tracked task while fail_on_worker_failure is true (our default).
@@ -24,8 +27,8 @@
 //  * Timeouts, checked on every event including Tick: application timeout (from Start);
 //    registration timeout (per task, from its container allocation); allocation timeout (GANG:
 //    every task registered within it, from Start); heartbeat loss (no heartbeat for
-//    heartbeat_interval_ms * max(3, max_missed_heartbeats) after registration) which counts as a
-//    failure of that task, like a container failure (TonY #606).
+//    heartbeat_interval_ms * max(3, max_missed_heartbeats) after registration): the task is LOST,
+//    which counts as a failure of that task, like a container failure (TonY #606).
 //  * The first decision wins: later events never change a job's final status or message (#599).
 //  * After the decision the job is STOPPING: StopTask for every task not yet ended; when all have
 //    ended, or kStopGraceMs has passed, FinishJob.
@@ -42,6 +45,7 @@
 #include <vector>
 
 #include "config/job_spec.h"
+#include "coordinator/core/task_state.h"
 #include "engine/container_request.h"
 #include "runtime/runtime.h"
 
@@ -54,28 +58,13 @@ struct TaskId {
   auto operator<=>(const TaskId&) const = default;
 };
 
-// TonY's task statuses (NEW, READY, RUNNING, SUCCEEDED, FAILED, FINISHED) refined so a user can
-// see where a task is in its start-up.
-enum class TaskState {
-  kNew,         // no container yet
-  kAllocated,   // container allocated; executor being launched (TonY: READY)
-  kRegistered,  // executor registered host:port; waiting for the cluster spec
-  kRunning,     // cluster spec released to it; the user process runs
-  kSucceeded,
-  kFailed,
-  kFinished,  // stopped by the coordinator (untracked/sidecar at the end, or job stopping)
-};
-const char* TaskStateName(TaskState s);
-bool IsTerminal(TaskState s);
-
 enum class JobPhase { kRunning, kStopping, kFinished };
 enum class FinalStatus { kUndecided, kSucceeded, kFailed, kKilled };
 const char* FinalStatusName(FinalStatus s);
 
-// Exit codes the coordinator uses when a task did not report its own (as TonY's -1000 family).
-inline constexpr int kExitHeartbeatLost = -1000;
-inline constexpr int kExitLaunchFailed = -1001;
-inline constexpr int kExitStoppedByCoordinator = -105;  // YARN's KILLED_BY_APPMASTER
+// YARN's KILLED_BY_APPMASTER container exit status; the engines report a container stopped before
+// launch with it too. Never shown as a number: it becomes STOPPED or NOT_STARTED.
+inline constexpr int kExitStoppedByCoordinator = -105;
 inline constexpr int64_t kStopGraceMs = 15'000;
 
 struct TaskRecord {
@@ -89,9 +78,12 @@ struct TaskRecord {
   std::string container_id;
   std::string host;
   int port = 0;
-  std::optional<int> exit_code;
-  std::string diagnostics;  // why it ended, incl. the stderr tail the executor sent
+  std::optional<int> exit_code;  // the user process's exit code, when it exited
+  int signal = 0;                // the signal that ended the user process; 0 when it exited
+  std::string end_reason;        // one line: why it ended (a stop's reason, a loss, a memory kill)
+  std::string diagnostics;       // the details, incl. the stderr tail the executor sent
   bool stop_requested = false;
+  std::string stop_reason;  // why tony asked it to stop ("the job failed: ...")
   int64_t allocated_ms = -1;
   int64_t registered_ms = -1;
   int64_t last_heartbeat_ms = -1;
@@ -120,13 +112,20 @@ struct Heartbeat {
   TaskId task;
   int attempt = 0;
 };
-// The task's process ended. From the executor (its user process's exit code and stderr tail) or
-// from the engine (the container is gone). The first report for an attempt wins.
+// Who saw a task end: its executor (ReportResult: how the user process ended) or the engine (the
+// container is gone; the executor reported nothing first).
+enum class ExitSource { kExecutor, kContainer };
+// The task's process ended. The first report for an attempt wins.
 struct TaskExited {
   TaskId task;
   int attempt = 0;
+  // kExecutor: the user process's exit code (0 when a signal ended it). kContainer: the
+  // container's exit status (YARN's negative codes, or 128 + N for the executor's signal N).
   int exit_code = 0;
   std::string diagnostics;
+  int signal = 0;        // kExecutor: the signal that ended the user process, 0 when it exited
+  bool stopped = false;  // kExecutor: the executor itself stopped the user process
+  ExitSource source = ExitSource::kExecutor;
 };
 struct Tick {};
 struct KillRequested {
@@ -204,8 +203,22 @@ class JobStateMachine {
   void RecomputeCheckAfter();
 
   // Outcome rules (job_state_machine_outcome.cc).
-  void EndTask(TaskRecord& t, TaskState state, std::optional<int> exit_code,
-               std::string diagnostics, int64_t now_ms);
+  struct ExitOutcome {
+    TaskState state;
+    std::optional<int> exit_code;
+    int signal = 0;
+    std::string reason;
+  };
+  // What a task's end means (the rules at the top of this file).
+  static ExitOutcome ClassifyExit(const TaskRecord& t, const TaskExited& e);
+  // A later report about a task that already ended may only add what the first could not know
+  // (YARN's memory kill behind a SIGTERM the executor got); the state never changes.
+  void RefineEnd(TaskRecord& t, const TaskExited& e);
+  static std::string StopReason(const TaskRecord& t);
+  void EndTask(TaskRecord& t, TaskState state, std::optional<int> exit_code, int signal,
+               std::string end_reason, std::string diagnostics, int64_t now_ms);
+  // The state a task's stop ends it in: NOT_STARTED before its user process could run.
+  static TaskState StoppedState(const TaskRecord& t);
   // Applies the outcome rules to a task that just ended; `failure` is the job's message should
   // this failure decide it.
   void AfterTaskEnded(const TaskRecord& t, const std::string& failure, int64_t now_ms,

@@ -1,4 +1,5 @@
 // JobStateMachine: how a task's end decides the job (docs/tony-compat.md §1.5), and stopping.
+#include <csignal>
 #include <utility>
 
 #include "coordinator/core/job_state_machine.h"
@@ -7,21 +8,96 @@ namespace tony::core {
 namespace {
 
 constexpr int kMaxListedTasks = 10;
+constexpr size_t kMaxReasonChars = 300;  // a one-line reason in a table cell
 
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+std::string OneLine(const std::string& s) { return FirstLine(s).substr(0, kMaxReasonChars); }
+
+// Why tony stops the tasks left when the job is decided, in the words of the decision.
+std::string DecisionStopReason(FinalStatus status, const std::string& message) {
+  switch (status) {
+    case FinalStatus::kSucceeded:
+      return "the job succeeded (" + OneLine(message) + ")";
+    case FinalStatus::kFailed:
+      return "the job failed: " + OneLine(message);
+    default:
+      return OneLine(message);  // "killed by user (...)", "killed by SIGTERM to tony submit"
+  }
+}
+
 }  // namespace
 
+TaskState JobStateMachine::StoppedState(const TaskRecord& t) {
+  // Before RUNNING the executor is still waiting for the cluster spec: no user process ran.
+  return StateRank(t.state) < StateRank(TaskState::kRunning) ? TaskState::kNotStarted
+                                                             : TaskState::kStopped;
+}
+
+std::string JobStateMachine::StopReason(const TaskRecord& t) {
+  return t.stop_reason.empty() ? "stopped by tony" : t.stop_reason;
+}
+
+JobStateMachine::ExitOutcome JobStateMachine::ClassifyExit(const TaskRecord& t,
+                                                           const TaskExited& e) {
+  if (e.source == ExitSource::kContainer) {
+    // The executor reported nothing: it was stopped before or while it ran, or it vanished.
+    if (t.stop_requested || e.exit_code == kExitStoppedByCoordinator) {
+      return {StoppedState(t), std::nullopt, 0, StopReason(t)};
+    }
+    if (std::string memory = YarnMemoryKill(e.exit_code); !memory.empty()) {
+      return {TaskState::kFailed, std::nullopt, 0,
+              memory + "; tony." + t.id.role + ".memory sets the limit"};
+    }
+    return {TaskState::kLost, std::nullopt, 0,
+            "its container ended without a report" +
+                (e.diagnostics.empty() ? std::string() : " (" + OneLine(e.diagnostics) + ")")};
+  }
+  // Before RUNNING no user process ran: an executor that says it stopped then stopped the task.
+  if (e.stopped && StateRank(t.state) < StateRank(TaskState::kRunning)) {
+    return {TaskState::kNotStarted, std::nullopt, 0, StopReason(t)};
+  }
+  std::optional<int> code;
+  if (e.signal == 0) code = e.exit_code;
+  if (e.signal == 0 && e.exit_code == 0) return {TaskState::kSucceeded, 0, 0, ""};
+  // A process that exits by itself, even after tony asked it to stop, FAILED; one tony's stop
+  // ended (the executor says so, or it died of the signals a stop sends) was STOPPED.
+  bool by_tony = t.stop_requested && (e.stopped || e.signal == SIGTERM || e.signal == SIGKILL);
+  if (by_tony) {
+    TaskState state = StoppedState(t);
+    if (state == TaskState::kNotStarted) return {state, std::nullopt, 0, StopReason(t)};
+    return {state, code, e.signal, StopReason(t)};
+  }
+  std::string reason;
+  if (e.stopped) {
+    reason = "its executor was stopped by a signal tony did not send (on YARN: its NodeManager)";
+  } else if (e.signal == SIGKILL) {
+    reason = "SIGKILL not sent by tony: the kernel's OOM killer sends it when memory runs out";
+  }
+  return {TaskState::kFailed, code, e.signal, reason};
+}
+
+void JobStateMachine::RefineEnd(TaskRecord& t, const TaskExited& e) {
+  if (e.source != ExitSource::kContainer || t.state != TaskState::kFailed) return;
+  std::string memory = YarnMemoryKill(e.exit_code);
+  if (memory.empty() || t.end_reason.find(memory) != std::string::npos) return;
+  t.end_reason = memory + "; tony." + t.id.role + ".memory sets the limit";
+  Touch();
+}
+
 void JobStateMachine::EndTask(TaskRecord& t, TaskState state, std::optional<int> exit_code,
-                              std::string diagnostics, int64_t now_ms) {
+                              int signal, std::string end_reason, std::string diagnostics,
+                              int64_t now_ms) {
   t.state = state;
   t.exit_code = exit_code;
+  t.signal = signal;
+  t.end_reason = std::move(end_reason);
   t.diagnostics = std::move(diagnostics);
   t.ended_ms = now_ms;
   --live_count_;
   if (InCompletionSet(t)) {
     ++completion_ended_;
-    if (state == TaskState::kFailed) ++completion_failed_;
+    if (IsFailure(state)) ++completion_failed_;
   }
   Touch();
 }
@@ -29,7 +105,7 @@ void JobStateMachine::EndTask(TaskRecord& t, TaskState state, std::optional<int>
 void JobStateMachine::AfterTaskEnded(const TaskRecord& t, const std::string& failure,
                                      int64_t now_ms, std::vector<Command>& out) {
   if (phase_ != JobPhase::kRunning) return;
-  if (t.state == TaskState::kFailed) {
+  if (IsFailure(t.state)) {
     if (InCompletionSet(t) && first_failure_.empty()) first_failure_ = failure;
     if (FailureEndsJob(t)) {
       Decide(FinalStatus::kFailed, failure, now_ms, out);
@@ -59,14 +135,16 @@ bool JobStateMachine::FailureEndsJob(const TaskRecord& t) const {
 
 void JobStateMachine::MaybeCompleteJob(int64_t now_ms, std::vector<Command>& out) {
   if (phase_ != JobPhase::kRunning || completion_ended_ < completion_total_) return;
+  // With no tracked task the job waited for every task (InCompletionSet): say so.
+  const bool none_tracked = spec_.TrackedInstances() == 0;
+  const std::string tasks =
+      std::to_string(completion_total_) + (none_tracked ? " task(s)" : " tracked task(s)");
+  const std::string why = none_tracked ? " (the job has no tracked task)" : "";
   if (completion_failed_ == 0) {
-    Decide(FinalStatus::kSucceeded,
-           "all " + std::to_string(completion_total_) + " tracked task(s) succeeded", now_ms, out);
+    Decide(FinalStatus::kSucceeded, "all " + tasks + " succeeded" + why, now_ms, out);
   } else if (completion_failed_ == completion_total_) {
     Decide(FinalStatus::kFailed,
-           "all " + std::to_string(completion_total_) +
-               " tracked task(s) failed; the first: " + first_failure_,
-           now_ms, out);
+           "all " + tasks + " failed" + why + "; the first: " + first_failure_, now_ms, out);
   } else if (spec_.fail_on_worker_failure) {
     Decide(FinalStatus::kFailed, first_failure_, now_ms, out);
   } else {
@@ -78,7 +156,7 @@ std::string JobStateMachine::FailedTaskList() const {
   std::string list = "completed with " + std::to_string(completion_failed_) + " failed task(s):";
   int listed = 0;
   for (const TaskRecord& t : tasks_) {
-    if (t.state != TaskState::kFailed || !InCompletionSet(t)) continue;
+    if (!IsFailure(t.state) || !InCompletionSet(t)) continue;
     if (listed++ == kMaxListedTasks) {
       list += " ...";
       break;
@@ -96,12 +174,13 @@ void JobStateMachine::Decide(FinalStatus status, std::string message, int64_t no
   phase_ = JobPhase::kStopping;
   stop_started_ms_ = now_ms;
   Touch();
-  const std::string reason =
-      std::string("job ") + FinalStatusName(status) + ": " + FirstLine(final_message_);
+  const std::string reason = DecisionStopReason(status, final_message_);
   for (TaskRecord& t : tasks_) {
     if (IsTerminal(t.state)) continue;
+    t.stop_reason = reason;
     if (t.container_id.empty()) {
-      EndTask(t, TaskState::kFinished, std::nullopt, "never started: the job ended first", now_ms);
+      EndTask(t, TaskState::kNotStarted, std::nullopt, 0, reason,
+              "the job ended before the task had a container", now_ms);
       continue;
     }
     t.stop_requested = true;

@@ -71,29 +71,29 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
   RecomputeCheckAfter();
 }
 
-// A task that never registered, or stopped heartbeating, counts as failed (TonY #606); it may
-// still run somewhere, so it is stopped too.
+// A task that never registered, or stopped heartbeating, is LOST: no exit is known, and it counts
+// as a failure (TonY #606). It may still run somewhere, so it is stopped too.
 void JobStateMachine::FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vector<Command>& out) {
   std::string why;
-  std::optional<int> exit_code;
   if (t.registered_ms < 0) {
     why = "did not register within " + std::to_string(spec_.registration_timeout_ms) +
           " ms (tony.container.registration.timeout)";
   } else {
-    why = "lost: no heartbeat for " + std::to_string(HeartbeatExpiryMs()) + " ms";
-    exit_code = kExitHeartbeatLost;
+    why = "no heartbeat for " + std::to_string(HeartbeatExpiryMs()) + " ms";
   }
   out.push_back(StopTask{t.id, t.attempt, t.container_id, why});
-  EndTask(t, TaskState::kFailed, exit_code, why, now_ms);
-  AfterTaskEnded(t, Describe(t) + " " + why, now_ms, out);
+  EndTask(t, TaskState::kLost, std::nullopt, 0, why, why, now_ms);
+  AfterTaskEnded(t, Describe(t) + (t.registered_ms < 0 ? " " : " lost: ") + why, now_ms, out);
 }
 
 void JobStateMachine::CheckStopGrace(int64_t now_ms, std::vector<Command>& out) {
   if (now_ms < stop_started_ms_ + kStopGraceMs) return;
   for (TaskRecord& t : tasks_) {
     if (IsTerminal(t.state)) continue;
-    EndTask(t, TaskState::kFinished, std::nullopt,
-            "did not stop within " + std::to_string(kStopGraceMs) + " ms", now_ms);
+    // The engine's shutdown kills what is left of it.
+    EndTask(t, StoppedState(t), std::nullopt, 0, StopReason(t),
+            "did not end within " + std::to_string(kStopGraceMs) + " ms of the stop; killed",
+            now_ms);
   }
   MaybeFinish(out);
 }

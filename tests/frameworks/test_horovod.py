@@ -18,7 +18,7 @@ def test_two_workers_rendezvous_at_the_driver_all_reduce_and_train(tony):
     assert f"tony horovod driver: rendezvous on port {driver['port']} for 127.0.0.1:2" in output(
         tony, "driver", 0)
     # The driver is untracked: tony stopped it once both workers succeeded.
-    assert driver["state"] == "FINISHED" and "stopped" in driver["diagnostics"], driver
+    assert driver["state"] == "STOPPED" and "stopped" in driver["diagnostics"], driver
     for index in (0, 1):
         text = output(tony, "worker", index)
         # One host: horovod's plan gives worker i rank i, local rank i, cross rank 0.

@@ -58,7 +58,7 @@ def test_two_tasks_of_two_processes_form_one_world_of_four(tony, tmp_path):
 def test_a_failing_local_process_fails_its_task(tony, tmp_path):
     r = run(tony, tmp_path, "--shell_env", "FAIL_LOCAL_RANK=1")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "task worker:1 failed with exit code 5" in r.stdout
+    assert "task worker:1 failed: exit 5" in r.stdout
     # The diagnostics quote the failing process's own stderr file.
     assert "stderr.1" in r.stdout and "local process 1 of worker 1 gives up" in r.stdout
     assert_nothing_left(tony.home)

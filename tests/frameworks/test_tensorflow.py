@@ -68,5 +68,5 @@ def test_parameter_server_strategy_chief_coordinates_and_ends_the_job(tony, revi
     for role, index in (("ps", 0), ("worker", 0), ("worker", 1)):
         task = tony.task(role, index)
         assert "serving" in output(tony, role, index)
-        assert task["state"] == "FINISHED" and "stopped" in task["diagnostics"], task
+        assert task["state"] == "STOPPED" and "stopped" in task["diagnostics"], task
     assert_nothing_left(tony.home)

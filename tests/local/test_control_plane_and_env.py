@@ -71,5 +71,5 @@ def test_tensorflow_job_sees_correct_tf_config_for_chief_workers_and_ps(tony, tm
         assert env["IS_CHIEF"] == ("true" if t["role"] == "chief" else None)
         assert env["DISTRIBUTED_MODE"] == "GANG"
         assert env["TONY_JOB_SECRET"] is None, "the job secret must not reach user code"
-    assert tony.task("ps", 0)["state"] == "FINISHED"
+    assert tony.task("ps", 0)["state"] == "STOPPED"
     assert_nothing_left(tony.home)

@@ -74,12 +74,12 @@ def test_failed_worker_fails_the_job_promptly_naming_it(tony, tmp_path):
     took = time.monotonic() - start
     assert r.returncode == 1, r.stdout + r.stderr
     assert "FAILED" in r.stdout
-    assert "worker:1" in r.stdout and "exit code 3" in r.stdout
+    assert "task worker:1 failed: exit 3" in r.stdout
     assert "worker 1 is about to fail" in r.stdout  # the last lines of its stderr
     assert took < 60, f"the job took {took:.0f}s to fail; worker 0 sleeps 120s"
     status = tony.status()
     assert tony.task("worker", 1)["state"] == "FAILED"
-    assert tony.task("worker", 0)["state"] == "FINISHED"  # stopped, not left running
+    assert tony.task("worker", 0)["state"] == "STOPPED"  # stopped, not left running
     assert status["final_status"] == "FAILED"
     assert_nothing_left(tony.home)
 
@@ -157,7 +157,7 @@ def test_untracked_ps_is_stopped_when_workers_finish(tony, tmp_path):
     r = tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
                  "--src_dir", str(src), "--conf_file", conf)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert tony.task("ps", 0)["state"] == "FINISHED"
+    assert tony.task("ps", 0)["state"] == "STOPPED"
     assert tony.task("worker", 1)["state"] == "SUCCEEDED"
     assert_nothing_left(tony.home)
 

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <string>
@@ -92,6 +93,7 @@ class Shell {
   int64_t NowMs() const { return time_->clock().MonotonicMs(); }
 
   void Advance(int64_t ms) { ASSERT_TRUE(time_->Advance(ms, kRealWaitMs)); }
+  const std::string& job_dir() const { return job_dir_; }
 
   // Waits until the engine has launched `n` containers, so that `n` tasks may register.
   void WaitForLaunches(size_t n) {
@@ -318,7 +320,7 @@ TEST(CoordinatorShellTest, DeclaresALostHeartbeatAtTheConfiguredTime) {
 
   shell.Advance(1);  // 25 s
   rpc::JobStatus after = shell.Status();
-  EXPECT_EQ(TaskState(after, "worker", 0), "FAILED");
+  EXPECT_EQ(TaskState(after, "worker", 0), "LOST");
   EXPECT_EQ(after.final_status(), rpc::FAILED);
   EXPECT_NE(after.message().find("worker:0 lost: no heartbeat for 25000 ms"), std::string::npos)
       << after.message();
@@ -357,7 +359,7 @@ TEST(CoordinatorShellTest, ATaskFailureEndsTheJob) {
   EXPECT_NE(status.message().find("worker:1"), std::string::npos) << status.message();
   EXPECT_EQ(TaskState(status, "worker", 1), "FAILED");
   // worker:0 was still running: stopped by the coordinator, not failed.
-  EXPECT_EQ(TaskState(status, "worker", 0), "FINISHED");
+  EXPECT_EQ(TaskState(status, "worker", 0), "STOPPED");
   auto record = shell.Engine().Record();
   ASSERT_EQ(record.stopped.size(), 1u);
   EXPECT_EQ(record.stopped[0], shell.ContainerOf("worker", 0));
@@ -416,6 +418,36 @@ TEST(CoordinatorShellTest, RefusesCallsWithoutTheJobSecret) {
   rpc::CoordinatorClient stranger(shell.Client().address(), "wrong-secret");
   Status s = Register(stranger, "worker", 0);
   EXPECT_EQ(s.code(), StatusCode::kUnauthenticated) << s.ToString();
+}
+
+TEST(CoordinatorShellTest, EventsOnlyMoveForwardWhenATaskRegistersWhileTheJobStops) {
+  ShellOptions options;
+  options.engine.complete_on_stop = false;
+  Shell shell(options);
+  shell.Start();
+  shell.WaitForLaunches(2);
+  ASSERT_TRUE(Register(shell.Client(), "worker", 0).ok());
+  rpc::KillJobRequest kill;
+  kill.set_reason("killed by user (Ctrl-C in tony submit)");
+  ASSERT_TRUE(shell.Client().KillJob(kill, kRpcTimeoutMs).ok());
+  ASSERT_TRUE(Register(shell.Client(), "worker", 1).ok());  // too late: it stays ALLOCATED
+  EXPECT_EQ(TaskState(shell.Status(), "worker", 1), "ALLOCATED");
+  shell.Advance(core::kStopGraceMs);
+  rpc::JobStatus status = shell.WaitForPhase(rpc::FINISHED);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(TaskState(status, "worker", i), "NOT_STARTED") << i;
+    EXPECT_EQ(FindTask(status, "worker", i)->end_reason(),
+              "killed by user (Ctrl-C in tony submit)");
+  }
+  std::ifstream events(shell.job_dir() + "/events.jsonl");
+  std::vector<std::string> worker1;
+  for (std::string line; std::getline(events, line);) {
+    if (line.find("\"worker:1\"") == std::string::npos) continue;
+    size_t at = line.find("\"state\":\"");
+    ASSERT_NE(at, std::string::npos) << line;
+    worker1.push_back(line.substr(at + 9, line.find('"', at + 9) - at - 9));
+  }
+  EXPECT_EQ(worker1, (std::vector<std::string>{"NEW", "ALLOCATED", "NOT_STARTED"}));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +83,22 @@ class JobStateMachineTest : public ::testing::Test {
   }
   std::vector<Command> Exit(const TaskId& id, int code, const std::string& diagnostics = "") {
     return Send(TaskExited{id, 0, code, diagnostics});
+  }
+  // The executor reports its user process ended by `signal` (`stopped`: the executor sent it).
+  std::vector<Command> Signalled(const TaskId& id, int signal, bool stopped) {
+    TaskExited e{id, 0, 0, ""};
+    e.signal = signal;
+    e.stopped = stopped;
+    return Send(e);
+  }
+  // The executor stopped its user process on tony's request (SIGTERM).
+  std::vector<Command> Stopped(const TaskId& id) { return Signalled(id, SIGTERM, true); }
+  // The engine saw the container end with no report from the executor.
+  std::vector<Command> ContainerEnded(const TaskId& id, int status,
+                                      const std::string& diagnostics = "") {
+    TaskExited e{id, 0, status, diagnostics};
+    e.source = ExitSource::kContainer;
+    return Send(e);
   }
   std::vector<Command> TickAt(int64_t t) {
     now_ = t;
@@ -201,8 +218,7 @@ TEST_F(JobStateMachineTest, ExplicitChiefFailureFailsFastAndStopsTheRest) {
   StartAll();
   auto out = Exit(T("chief", 0), 2, "Traceback\nValueError: bad");
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
-  EXPECT_EQ(sm_->final_message(),
-            "task chief:0 failed with exit code 2\nTraceback\nValueError: bad");
+  EXPECT_EQ(sm_->final_message(), "task chief:0 failed: exit 2\nTraceback\nValueError: bad");
   EXPECT_EQ(sm_->phase(), JobPhase::kStopping);
   auto stops = All<StopTask>(out);
   ASSERT_EQ(stops.size(), 3u);
@@ -214,12 +230,17 @@ TEST_F(JobStateMachineTest, ExplicitChiefFailureFailsFastAndStopsTheRest) {
   EXPECT_EQ(sm_->FindTask(T("chief", 0))->diagnostics, "Traceback\nValueError: bad");
   EXPECT_FALSE(Has<FinishJob>(out));
 
-  // Whatever code they exit with once asked to stop, they are FINISHED.
-  Exit(T("worker", 0), 137);
+  // Once asked to stop: ended by the executor's stop -> STOPPED with the job's reason; exit 0 ->
+  // SUCCEEDED; the container stopped before any report (YARN's -105) -> STOPPED.
+  Stopped(T("worker", 0));
   Exit(T("worker", 1), 0);
-  auto last = Exit(T("ps", 0), kExitStoppedByCoordinator);
-  EXPECT_EQ(State(T("worker", 0)), TaskState::kFinished);
-  EXPECT_EQ(State(T("worker", 1)), TaskState::kFinished);
+  auto last = ContainerEnded(T("ps", 0), kExitStoppedByCoordinator);
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kStopped);
+  EXPECT_EQ(sm_->FindTask(T("worker", 0))->end_reason,
+            "the job failed: task chief:0 failed: exit 2");
+  EXPECT_EQ(sm_->FindTask(T("worker", 0))->signal, SIGTERM);
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kSucceeded);
+  EXPECT_EQ(State(T("ps", 0)), TaskState::kStopped);
   auto finish = All<FinishJob>(last);
   ASSERT_EQ(finish.size(), 1u);
   EXPECT_EQ(finish[0].status, FinalStatus::kFailed);
@@ -234,7 +255,7 @@ TEST_F(JobStateMachineTest, WorkerZeroIsTheImplicitChief) {
   EXPECT_TRUE(sm_->FindTask(T("worker", 0))->is_chief);
   Exit(T("worker", 0), 1);
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
-  EXPECT_EQ(sm_->final_message(), "task worker:0 failed with exit code 1");
+  EXPECT_EQ(sm_->final_message(), "task worker:0 failed: exit 1");
 }
 
 TEST_F(JobStateMachineTest, ChiefIsDerivedWhenAHandBuiltSpecLeavesItEmpty) {
@@ -250,7 +271,7 @@ TEST_F(JobStateMachineTest, WorkerFailureFailsTheJobAtOnceByDefault) {
   StartAll();
   auto out = Exit(T("worker", 1), 1, "OOM");
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
-  EXPECT_EQ(sm_->final_message(), "task worker:1 failed with exit code 1\nOOM");
+  EXPECT_EQ(sm_->final_message(), "task worker:1 failed: exit 1\nOOM");
   EXPECT_EQ(All<StopTask>(out).size(), 2u);
 }
 
@@ -280,7 +301,7 @@ TEST_F(JobStateMachineTest, AllTrackedTasksFailingFailsTheJob) {
   ASSERT_EQ(finish.size(), 1u);
   EXPECT_EQ(finish[0].status, FinalStatus::kFailed);
   EXPECT_EQ(finish[0].message,
-            "all 2 tracked task(s) failed; the first: task trainer:1 failed with exit code 4");
+            "all 2 tracked task(s) failed; the first: task trainer:1 failed: exit 4");
 }
 
 TEST_F(JobStateMachineTest, UntrackedPsIsStoppedWhenWorkersEnd) {
@@ -294,10 +315,12 @@ TEST_F(JobStateMachineTest, UntrackedPsIsStoppedWhenWorkersEnd) {
   ASSERT_EQ(stops.size(), 1u);
   EXPECT_EQ(stops[0].task, T("ps", 0));
   EXPECT_FALSE(Has<FinishJob>(out));
-  auto finish = All<FinishJob>(Exit(T("ps", 0), 143));
+  auto finish = All<FinishJob>(Stopped(T("ps", 0)));
   ASSERT_EQ(finish.size(), 1u);
   EXPECT_EQ(finish[0].status, FinalStatus::kSucceeded);
-  EXPECT_EQ(State(T("ps", 0)), TaskState::kFinished);
+  EXPECT_EQ(State(T("ps", 0)), TaskState::kStopped);
+  EXPECT_EQ(sm_->FindTask(T("ps", 0))->end_reason,
+            "the job succeeded (all 2 tracked task(s) succeeded)");
 }
 
 TEST_F(JobStateMachineTest, UntrackedPsFailureFailsTheJob) {
@@ -307,7 +330,7 @@ TEST_F(JobStateMachineTest, UntrackedPsFailureFailsTheJob) {
   StartAll();
   Exit(T("ps", 0), 3, "address in use");
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
-  EXPECT_EQ(sm_->final_message(), "untracked task ps:0 failed with exit code 3\naddress in use");
+  EXPECT_EQ(sm_->final_message(), "untracked task ps:0 failed: exit 3\naddress in use");
 }
 
 TEST_F(JobStateMachineTest, SidecarFailureAfterRegistrationIsIgnored) {
@@ -329,7 +352,7 @@ TEST_F(JobStateMachineTest, StopOnFailureRoleFailsTheJob) {
   StartAll();
   Exit(T("evaluator", 0), 9);
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
-  EXPECT_EQ(sm_->final_message(), "task evaluator:0 failed with exit code 9");
+  EXPECT_EQ(sm_->final_message(), "task evaluator:0 failed: exit 9");
 }
 
 TEST_F(JobStateMachineTest, ExplicitChiefSuccessEndsTheJobAndStopsTheRest) {
@@ -343,10 +366,10 @@ TEST_F(JobStateMachineTest, ExplicitChiefSuccessEndsTheJobAndStopsTheRest) {
   EXPECT_EQ(stops[0].task, T("ps", 0));
   EXPECT_EQ(stops[1].task, T("worker", 0));
   EXPECT_EQ(stops[2].task, T("worker", 1));
-  EXPECT_EQ(stops[0].reason, "job SUCCEEDED: chief task chief:0 succeeded");
-  Exit(T("worker", 0), -15);
-  Exit(T("worker", 1), -15);
-  auto finish = All<FinishJob>(Exit(T("ps", 0), -15));
+  EXPECT_EQ(stops[0].reason, "the job succeeded (chief task chief:0 succeeded)");
+  Stopped(T("worker", 0));
+  Stopped(T("worker", 1));
+  auto finish = All<FinishJob>(Stopped(T("ps", 0)));
   ASSERT_EQ(finish.size(), 1u);
   EXPECT_EQ(finish[0].status, FinalStatus::kSucceeded);
 }
@@ -369,16 +392,18 @@ TEST_F(JobStateMachineTest, HeartbeatLossFailsTheTaskAndStopsIt) {
   auto stops = All<StopTask>(out);
   ASSERT_EQ(stops.size(), 2u);
   EXPECT_EQ(stops[0].task, T("worker", 1));  // the lost one, then the rest
-  EXPECT_EQ(stops[0].reason, "lost: no heartbeat for 25000 ms");
+  EXPECT_EQ(stops[0].reason, "no heartbeat for 25000 ms");
   EXPECT_EQ(stops[1].task, T("worker", 0));
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
   EXPECT_EQ(sm_->final_message(), "task worker:1 lost: no heartbeat for 25000 ms");
   const TaskRecord* lost = sm_->FindTask(T("worker", 1));
-  EXPECT_EQ(lost->state, TaskState::kFailed);
-  EXPECT_EQ(lost->exit_code, kExitHeartbeatLost);
+  EXPECT_EQ(lost->state, TaskState::kLost);
+  EXPECT_FALSE(lost->exit_code.has_value());
+  EXPECT_EQ(lost->end_reason, "no heartbeat for 25000 ms");
   // Its container's end, reported later, changes nothing.
-  Exit(T("worker", 1), -100);
-  EXPECT_EQ(lost->exit_code, kExitHeartbeatLost);
+  ContainerEnded(T("worker", 1), -100);
+  EXPECT_EQ(lost->state, TaskState::kLost);
+  EXPECT_FALSE(lost->exit_code.has_value());
 }
 
 TEST_F(JobStateMachineTest, HeartbeatExpiryUsesAtLeastThreeIntervals) {
@@ -402,7 +427,7 @@ TEST_F(JobStateMachineTest, HeartbeatLossOfNonChiefToleratedWhenFailOnWorkerFail
     now_ = t;
     Send(Heartbeat{T("worker", 0), 0});
   }
-  EXPECT_EQ(State(T("worker", 1)), TaskState::kFailed);
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kLost);
   EXPECT_EQ(sm_->phase(), JobPhase::kRunning);
   auto finish = All<FinishJob>(Exit(T("worker", 0), 0));
   ASSERT_EQ(finish.size(), 1u);
@@ -425,7 +450,7 @@ TEST_F(JobStateMachineTest, RegistrationTimeoutFailsTheJob) {
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
   EXPECT_EQ(sm_->final_message(),
             "task worker:1 did not register within 5000 ms (tony.container.registration.timeout)");
-  EXPECT_EQ(State(T("worker", 1)), TaskState::kFailed);
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kLost);
 }
 
 TEST_F(JobStateMachineTest, AllocationTimeoutFailsAGangThatNeverGathers) {
@@ -444,7 +469,7 @@ TEST_F(JobStateMachineTest, AllocationTimeoutFailsAGangThatNeverGathers) {
   EXPECT_EQ(All<StopTask>(out).size(), 2u);
   // The task that never got a container needs no stopping.
   const TaskRecord* w2 = sm_->FindTask(T("worker", 2));
-  EXPECT_EQ(w2->state, TaskState::kFinished);
+  EXPECT_EQ(w2->state, TaskState::kNotStarted);
   // Containers arriving now are not wanted.
   EXPECT_TRUE(Has<ReleaseContainer>(Allocate("worker")));
 }
@@ -484,7 +509,8 @@ TEST_F(JobStateMachineTest, DeadlinesPassedBeforeAnEventCountFirst) {
   now_ = started + 12'000;  // the shell did not tick in time; the exit comes after the deadline
   auto out = Exit(T("worker", 0), 0);
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
-  EXPECT_EQ(State(T("worker", 0)), TaskState::kFinished);  // asked to stop before it exited
+  // Asked to stop before its exit 0 came: a process that exits 0 SUCCEEDED all the same.
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kSucceeded);
   EXPECT_TRUE(Has<FinishJob>(out));
 }
 
@@ -506,9 +532,9 @@ TEST_F(JobStateMachineTest, KillStopsEverythingWithTheReasonVerbatim) {
   EXPECT_EQ(sm_->final_status(), FinalStatus::kKilled);
   EXPECT_EQ(sm_->final_message(), "killed by user (tony kill)");
   EXPECT_EQ(All<StopTask>(out).size(), 3u);
-  Exit(T("worker", 0), -15);
-  Exit(T("worker", 1), -15);
-  auto finish = All<FinishJob>(Exit(T("ps", 0), -15));
+  Stopped(T("worker", 0));
+  Stopped(T("worker", 1));
+  auto finish = All<FinishJob>(Stopped(T("ps", 0)));
   ASSERT_EQ(finish.size(), 1u);
   EXPECT_EQ(finish[0].status, FinalStatus::kKilled);
   EXPECT_EQ(finish[0].message, "killed by user (tony kill)");
@@ -521,7 +547,7 @@ TEST_F(JobStateMachineTest, KillBeforeAnyContainerFinishesAtOnce) {
   ASSERT_EQ(finish.size(), 1u);
   EXPECT_EQ(finish[0].status, FinalStatus::kKilled);
   EXPECT_EQ(sm_->phase(), JobPhase::kFinished);
-  EXPECT_EQ(State(T("worker", 0)), TaskState::kFinished);
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kNotStarted);
 }
 
 TEST_F(JobStateMachineTest, EventsForAStaleAttemptAreIgnored) {
@@ -547,7 +573,7 @@ TEST_F(JobStateMachineTest, OnlyTheFirstExitReportCounts) {
   StartAll();
   Exit(T("worker", 1), 0, "from the executor");
   const int64_t version = sm_->version();
-  EXPECT_TRUE(Exit(T("worker", 1), -100, "container lost").empty());
+  EXPECT_TRUE(ContainerEnded(T("worker", 1), -100, "container lost").empty());
   const TaskRecord* w1 = sm_->FindTask(T("worker", 1));
   EXPECT_EQ(w1->state, TaskState::kSucceeded);
   EXPECT_EQ(w1->diagnostics, "from the executor");
@@ -564,7 +590,7 @@ TEST_F(JobStateMachineTest, TheFirstDecisionWins) {
   now_ += 61'000;
   Exit(T("worker", 0), 1, "collateral");
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
-  EXPECT_EQ(sm_->final_message(), "task worker:1 failed with exit code 1\nroot cause");
+  EXPECT_EQ(sm_->final_message(), "task worker:1 failed: exit 1\nroot cause");
   EXPECT_EQ(sm_->phase(), JobPhase::kFinished);
 }
 
@@ -579,8 +605,9 @@ TEST_F(JobStateMachineTest, StopGraceExpiryFinishesTheJobAnyway) {
   ASSERT_EQ(finish.size(), 1u);
   EXPECT_EQ(finish[0].status, FinalStatus::kFailed);
   const TaskRecord* w0 = sm_->FindTask(T("worker", 0));
-  EXPECT_EQ(w0->state, TaskState::kFinished);
-  EXPECT_EQ(w0->diagnostics, "did not stop within 15000 ms");
+  EXPECT_EQ(w0->state, TaskState::kStopped);
+  EXPECT_EQ(w0->end_reason, "the job failed: task worker:1 failed: exit 1");
+  EXPECT_EQ(w0->diagnostics, "did not end within 15000 ms of the stop; killed");
   EXPECT_FALSE(sm_->NextDeadlineMs().has_value());
 }
 
@@ -592,7 +619,8 @@ TEST_F(JobStateMachineTest, LaunchFailureFailsTheJob) {
   Send(TaskLaunchFailed{T("worker", 1), 0, "exec format error"});
   const TaskRecord* w1 = sm_->FindTask(T("worker", 1));
   EXPECT_EQ(w1->state, TaskState::kFailed);
-  EXPECT_EQ(w1->exit_code, kExitLaunchFailed);
+  EXPECT_FALSE(w1->exit_code.has_value());
+  EXPECT_EQ(w1->end_reason, "failed to launch: exec format error");
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
   EXPECT_EQ(sm_->final_message(),
             "task worker:1 failed to launch before it registered\nexec format error");
@@ -606,7 +634,7 @@ TEST_F(JobStateMachineTest, FailureBeforeRegistrationFailsTheJob) {
   Exit(T("tensorboard", 0), 127, "tensorboard: not found");
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
   EXPECT_EQ(sm_->final_message(),
-            "task tensorboard:0 failed with exit code 127 before it registered\n"
+            "task tensorboard:0 failed before it registered: exit 127\n"
             "tensorboard: not found");
 }
 
@@ -677,8 +705,182 @@ TEST_F(JobStateMachineTest, ManyTasksGatherAndFinish) {
   EXPECT_EQ(sm_->SpecFor(T("worker", 1999), 0)->at("worker").size(), 2000u);
   for (int i = 0; i < 2000; ++i) Exit(T("worker", i), 0);
   EXPECT_EQ(sm_->final_status(), FinalStatus::kSucceeded);
-  for (int i = 0; i < 50; ++i) Exit(T("ps", i), -15);
+  for (int i = 0; i < 50; ++i) Stopped(T("ps", i));
   EXPECT_EQ(sm_->phase(), JobPhase::kFinished);
+}
+
+}  // namespace
+}  // namespace tony::core
+
+namespace tony::core {
+namespace {
+
+// ---- The task state model, one test per row (README "Task states") ----
+
+TEST_F(JobStateMachineTest, StateRowFailedByItsOwnExitCode) {
+  Create(MakeSpec({{"worker", 2}}));
+  StartAll();
+  Exit(T("worker", 1), 3, "ValueError");
+  const TaskRecord* w1 = sm_->FindTask(T("worker", 1));
+  EXPECT_EQ(w1->state, TaskState::kFailed);
+  EXPECT_EQ(w1->exit_code, 3);
+  EXPECT_EQ(w1->signal, 0);
+  EXPECT_EQ(DescribeExit(w1->exit_code, w1->signal), "exit 3");
+  EXPECT_EQ(sm_->final_message(), "task worker:1 failed: exit 3\nValueError");
+}
+
+TEST_F(JobStateMachineTest, StateRowFailedByASignalTonyDidNotSendWithAMemoryHint) {
+  Create(MakeSpec({{"worker", 2}}));
+  StartAll();
+  Signalled(T("worker", 1), SIGKILL, /*stopped=*/false);
+  const TaskRecord* w1 = sm_->FindTask(T("worker", 1));
+  EXPECT_EQ(w1->state, TaskState::kFailed);
+  EXPECT_FALSE(w1->exit_code.has_value());
+  EXPECT_EQ(DescribeExit(w1->exit_code, w1->signal), "signal 9 (SIGKILL)");
+  EXPECT_EQ(w1->end_reason,
+            "SIGKILL not sent by tony: the kernel's OOM killer sends it when memory runs out");
+  EXPECT_EQ(sm_->final_message(),
+            "task worker:1 failed: signal 9 (SIGKILL); SIGKILL not sent by tony: the kernel's OOM "
+            "killer sends it when memory runs out");
+  Signalled(T("worker", 0), SIGSEGV, false);
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kFailed);  // after tony's stop request, by itself
+  EXPECT_EQ(sm_->FindTask(T("worker", 0))->end_reason, "");
+}
+
+TEST_F(JobStateMachineTest, StateRowFailedNotStoppedWhenItExitsNonZeroByItselfAfterAStop) {
+  Create(MakeSpec({{"worker", 3}}));
+  StartAll();
+  Exit(T("worker", 0), 1);  // the chief fails: the others are asked to stop
+  ASSERT_TRUE(sm_->FindTask(T("worker", 1))->stop_requested);
+  Exit(T("worker", 1), 127, "bash: foo: command not found");
+  Exit(T("worker", 2), 0);
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kFailed);
+  EXPECT_EQ(sm_->FindTask(T("worker", 1))->exit_code, 127);
+  EXPECT_EQ(State(T("worker", 2)), TaskState::kSucceeded);
+}
+
+TEST_F(JobStateMachineTest, StateRowStoppedBecauseTheChiefSucceeded) {
+  Create(MakeSpec({{"chief", 1}, {"worker", 1}}));
+  StartAll();
+  auto out = Exit(T("chief", 0), 0);
+  ASSERT_EQ(All<StopTask>(out).size(), 1u);
+  Stopped(T("worker", 0));
+  const TaskRecord* w0 = sm_->FindTask(T("worker", 0));
+  EXPECT_EQ(w0->state, TaskState::kStopped);
+  EXPECT_EQ(w0->end_reason, "the job succeeded (chief task chief:0 succeeded)");
+  EXPECT_EQ(DescribeExit(w0->exit_code, w0->signal), "signal 15 (SIGTERM)");
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kSucceeded);
+}
+
+TEST_F(JobStateMachineTest, StateRowStoppedWhenTheStopsSignalsEndItWithoutTheExecutorSaying) {
+  Create(MakeSpec({{"worker", 2}}));
+  StartAll();
+  Send(KillRequested{"killed by user (tony kill: SIGTERM)"});
+  Signalled(T("worker", 0), SIGKILL, /*stopped=*/false);  // the engine's hard kill after grace
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kStopped);
+  EXPECT_EQ(sm_->FindTask(T("worker", 0))->end_reason, "killed by user (tony kill: SIGTERM)");
+}
+
+TEST_F(JobStateMachineTest, StateRowNotStartedWhenStoppedWhileAllocatedOrRegistering) {
+  Create(MakeSpec({{"worker", 3}}));
+  Start();
+  Allocate("worker");
+  Allocate("worker");
+  Register(T("worker", 0));  // REGISTERED: the gang waits for the others
+  Send(KillRequested{"killed by user (Ctrl-C in tony submit)"});
+  EXPECT_EQ(State(T("worker", 2)), TaskState::kNotStarted);  // never had a container
+  // A registration arriving while the job stops is not taken: states only move forward.
+  EXPECT_TRUE(Register(T("worker", 1)).empty());
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kAllocated);
+  ContainerEnded(T("worker", 0), 1, "executor exit code 1");
+  ContainerEnded(T("worker", 1), kExitStoppedByCoordinator);
+  for (int i = 0; i < 3; ++i) {
+    const TaskRecord* t = sm_->FindTask(T("worker", i));
+    EXPECT_EQ(t->state, TaskState::kNotStarted) << i;
+    EXPECT_EQ(t->end_reason, "killed by user (Ctrl-C in tony submit)") << i;
+    EXPECT_FALSE(t->exit_code.has_value()) << i;
+  }
+  EXPECT_EQ(sm_->phase(), JobPhase::kFinished);
+  // An executor that says it stopped before RUNNING is NOT_STARTED too.
+  Create(MakeSpec({{"worker", 2}}));
+  StartAndAllocate();
+  Register(T("worker", 0));
+  Send(KillRequested{"killed"});
+  Signalled(T("worker", 0), 0, /*stopped=*/true);
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kNotStarted);
+}
+
+TEST_F(JobStateMachineTest, StateRowLostWhenTheContainerEndsWithoutAReport) {
+  Create(MakeSpec({{"worker", 2}}));
+  StartAll();
+  ContainerEnded(T("worker", 1), 137, "executor killed by signal 9 (Killed)");
+  const TaskRecord* w1 = sm_->FindTask(T("worker", 1));
+  EXPECT_EQ(w1->state, TaskState::kLost);
+  EXPECT_FALSE(w1->exit_code.has_value());
+  EXPECT_EQ(w1->signal, 0);
+  EXPECT_EQ(w1->end_reason,
+            "its container ended without a report (executor killed by signal 9 (Killed))");
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);  // LOST counts as a failure
+  EXPECT_EQ(sm_->final_message(),
+            "task worker:1 lost: its container ended without a report (executor killed by "
+            "signal 9 (Killed))\nexecutor killed by signal 9 (Killed)");
+}
+
+TEST_F(JobStateMachineTest, StateRowFailedWhenYarnKillsTheContainerForMemory) {
+  Create(MakeSpec({{"worker", 2}}));
+  StartAll();
+  ContainerEnded(T("worker", 1), -104, "container killed by YARN ...");
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kFailed);
+  EXPECT_EQ(sm_->FindTask(T("worker", 1))->end_reason,
+            "YARN killed its container for exceeding its physical memory limit (container exit "
+            "status -104); tony.worker.memory sets the limit");
+  // The NodeManager's SIGTERM reaches the executor first: a FAILED stop tony did not ask for,
+  // whose reason the container's -103 then names.
+  Signalled(T("worker", 0), SIGTERM, /*stopped=*/true);
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kStopped);  // the job was stopping by then
+  Create(MakeSpec({{"worker", 2}}));
+  StartAll();
+  Signalled(T("worker", 1), SIGTERM, /*stopped=*/true);
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kFailed);
+  ContainerEnded(T("worker", 1), -103);
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kFailed);
+  EXPECT_NE(sm_->FindTask(T("worker", 1))
+                ->end_reason.find("virtual memory limit (container exit "
+                                  "status -103)"),
+            std::string::npos);
+}
+
+TEST_F(JobStateMachineTest, OnlyUntrackedRolesSayTheJobHasNoTrackedTask) {
+  Create(MakeSpec({{"ps", 2, /*untracked=*/true}}));
+  StartAll();
+  Exit(T("ps", 0), 0);
+  Exit(T("ps", 1), 0);
+  EXPECT_EQ(sm_->final_message(), "all 2 task(s) succeeded (the job has no tracked task)");
+}
+
+TEST(TaskStateTest, TonyHistoryNamesMapFromTheModel) {
+  EXPECT_STREQ(TonyHistoryStatus(TaskState::kSucceeded), "SUCCEEDED");
+  EXPECT_STREQ(TonyHistoryStatus(TaskState::kFailed), "FAILED");
+  EXPECT_STREQ(TonyHistoryStatus(TaskState::kLost), "FAILED");
+  EXPECT_STREQ(TonyHistoryStatus(TaskState::kStopped), "KILLED");
+  EXPECT_STREQ(TonyHistoryStatus(TaskState::kNotStarted), "KILLED");
+  EXPECT_STREQ(TonyHistoryStatus(TaskState::kRegistered), "READY");
+  EXPECT_STREQ(TonyHistoryStatus(TaskState::kRunning), "RUNNING");
+}
+
+TEST(TaskStateTest, NamesRoundTripAndOnlyLiveStatesRankBelowTheEnds) {
+  for (TaskState s : {TaskState::kNew, TaskState::kAllocated, TaskState::kRegistered,
+                      TaskState::kRunning, TaskState::kSucceeded, TaskState::kFailed,
+                      TaskState::kStopped, TaskState::kNotStarted, TaskState::kLost}) {
+    EXPECT_EQ(ParseTaskState(TaskStateName(s)), s);
+  }
+  EXPECT_FALSE(ParseTaskState("FINISHED").has_value());
+  EXPECT_LT(StateRank(TaskState::kRegistered), StateRank(TaskState::kRunning));
+  EXPECT_TRUE(IsTerminal(TaskState::kNotStarted));
+  EXPECT_FALSE(IsTerminal(TaskState::kRunning));
+  EXPECT_EQ(DescribeExit(std::nullopt, 0), "");
+  EXPECT_EQ(DescribeExit(0, 0), "exit 0");
+  EXPECT_EQ(DescribeExit(std::nullopt, 11), "signal 11 (SIGSEGV)");
 }
 
 }  // namespace

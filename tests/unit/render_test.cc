@@ -48,15 +48,14 @@ TEST(RenderTaskTableTest, LocalEngineShowsTheLogDirAndNoClusterColumns) {
   rpc::TaskStatus* w0 = AddTask(&status, "worker", 0, "SUCCEEDED");
   w0->set_host("127.0.0.1");
   w0->set_port(4000);
-  w0->set_has_exit_code(true);
   w0->set_exit_code(0);
   w0->set_log_dir("/jobs/j/tasks/worker-0/attempt-0");
 
   auto lines = Lines(RenderTaskTable(status));
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_THAT(Words(lines[0]), ElementsAre("ROLE", "INDEX", "STATE", "HOST:PORT", "EXIT", "LOG"));
-  EXPECT_THAT(Words(lines[1]), ElementsAre("worker", "0", "SUCCEEDED", "127.0.0.1:4000", "0",
-                                           "/jobs/j/tasks/worker-0/attempt-0"));
+  EXPECT_THAT(Words(lines[1]), ElementsAre("worker", "0", "SUCCEEDED", "127.0.0.1:4000", "exit",
+                                           "0", "/jobs/j/tasks/worker-0/attempt-0"));
   EXPECT_THAT(Words(lines[2]), ElementsAre("worker", "1", "RUNNING", "127.0.0.1:4001", "-",
                                            "/jobs/j/tasks/worker-1/attempt-0"));
 }
@@ -100,6 +99,44 @@ TEST(RenderTaskTableTest, ColumnsLineUp) {
 TEST(RenderTaskTableTest, NoTasksIsTheHeaderAlone) {
   rpc::JobStatus status;
   EXPECT_THAT(Lines(RenderTaskTable(status)), ElementsAre("ROLE  INDEX  STATE  HOST:PORT  EXIT"));
+}
+
+TEST(RenderTaskTableTest, ExitAndReasonAreWordsNeverSentinelNumbers) {
+  rpc::JobStatus status;
+  rpc::TaskStatus* w0 = AddTask(&status, "worker", 0, "FAILED");
+  w0->set_signal(9);
+  w0->set_end_reason("SIGKILL not sent by tony");
+  AddTask(&status, "worker", 1, "LOST")->set_end_reason("no heartbeat for 1000 ms");
+  AddTask(&status, "worker", 2, "FAILED")->set_exit_code(3);
+  std::string table = RenderTaskTable(status);
+  auto lines = Lines(table);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_THAT(lines[0], HasSubstr("REASON"));
+  EXPECT_THAT(lines[1], HasSubstr("signal 9 (SIGKILL)"));
+  EXPECT_THAT(lines[1], HasSubstr("SIGKILL not sent by tony"));
+  EXPECT_THAT(lines[2], HasSubstr("no heartbeat for 1000 ms"));
+  EXPECT_THAT(lines[3], HasSubstr("exit 3"));
+  EXPECT_THAT(table, Not(HasSubstr("-1000")));
+}
+
+TEST(RenderTaskTableTest, AWidthLimitCutsTheLogColumnFirstKeepingItsEnd) {
+  rpc::JobStatus status;
+  for (int i = 0; i < 2; ++i) {
+    rpc::TaskStatus* t = AddTask(&status, "worker", i, "RUNNING");
+    t->set_host("127.0.0.1");
+    t->set_port(40000 + i);
+    t->set_log_dir("/home/someone/.tony/jobs/20260101-120000-abcdef/tasks/worker-" +
+                   std::to_string(i) + "/attempt-0");
+  }
+  std::string wide = RenderTaskTable(status);
+  ASSERT_GT(Lines(wide)[1].size(), 79u);
+  auto lines = Lines(RenderTaskTable(status, 79));
+  for (const auto& line : lines) EXPECT_LE(line.size(), 79u) << line;
+  EXPECT_THAT(lines[1], HasSubstr("127.0.0.1:40000"));
+  EXPECT_THAT(lines[1], HasSubstr("...")) << lines[1];
+  EXPECT_THAT(lines[1], HasSubstr("worker-0/attempt-0"));
+  // A terminal too narrow for the fixed columns still gets lines that do not wrap.
+  for (const auto& line : Lines(RenderTaskTable(status, 30))) EXPECT_LE(line.size(), 30u);
 }
 
 TEST(Printable, TerminalControlSequencesFromATaskAreShownNotObeyed) {

@@ -8,6 +8,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 JobSpec SpecWith(std::vector<std::pair<std::string, int>> roles) {
   JobSpec spec;
@@ -48,6 +49,23 @@ TEST(RoleNamesTest, WellKnownAndDistinctNamesDoNotWarn) {
                                          {"scheduler", 1}}))
                   .empty());
   EXPECT_TRUE(RoleNameWarnings(SpecWith({{"db", 1}, {"head", 1}, {"worker", 1}})).empty());
+}
+
+TEST(UntrackedRoleWarningsTest, ANameThatIsNoRoleIsNamedWithTheKeyAndTheClosestRole) {
+  Configuration conf = Configuration::WithDefaults();
+  ASSERT_TRUE(conf.AddOverride("tony.application.untracked.jobtypes=ps,pss,loader").ok());
+  auto w = UntrackedRoleWarnings(conf, SpecWith({{"ps", 1}, {"worker", 2}}));
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_THAT(w[0], HasSubstr("tony.application.untracked.jobtypes names 'pss', which is no role"));
+  EXPECT_THAT(w[0], HasSubstr("did you mean 'ps'?"));
+  EXPECT_THAT(w[1], HasSubstr("'loader'"));
+  EXPECT_THAT(w[1], Not(HasSubstr("did you mean")));
+}
+
+TEST(UntrackedRoleWarningsTest, TheBuiltInDefaultNeverWarns) {
+  // TonY's default "ps" in a job without ps: nothing was asked for, nothing to say.
+  EXPECT_TRUE(
+      UntrackedRoleWarnings(Configuration::WithDefaults(), SpecWith({{"worker", 2}})).empty());
 }
 
 }  // namespace

@@ -132,13 +132,13 @@ def test_failing_worker_fails_the_application_with_its_reason(minicluster, tmp_p
     assert r.returncode == 1, out
     app_id = app_id_from(r.stdout)
     assert f"job {app_id} FAILED" in r.stdout, out
-    assert "worker:1" in r.stdout and "3" in r.stdout, out
+    assert "task worker:1 failed: exit 3" in r.stdout, out
     assert f"application {app_id} FINISHED" in r.stdout, out
     assert not staging_exists(minicluster, app_id)
     # The RM knows why: the AM unregistered FAILED with the task's reason as diagnostics.
     app = rm_app(minicluster, app_id)
     assert app["finalStatus"] == "FAILED", app
-    assert "worker:1" in app["diagnostics"] and "3" in app["diagnostics"], app["diagnostics"]
+    assert "task worker:1 failed: exit 3" in app["diagnostics"], app["diagnostics"]
     # The failing task's stderr, from its NodeManager.
     logs = tony.run("logs", app_id, "--task", "worker:1", "--stream", "stderr")
     assert "worker 1 is about to fail" in logs.stdout, logs.stdout + logs.stderr

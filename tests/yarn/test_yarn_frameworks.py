@@ -186,7 +186,7 @@ def test_tensorflow_parameter_server_chief_ends_the_job(minicluster, tmp_path, r
     for role, index in (("ps", 0), ("worker", 0), ("worker", 1)):
         assert "serving" in job.output(role, index)
         task = job.tasks[(role, index)]
-        assert task["state"] == "FINISHED" and "stopped" in task["diagnostics"], task
+        assert task["state"] == "STOPPED" and "stopped" in task["diagnostics"], task
 
 
 # --- JAX ---------------------------------------------------------------------------------------
@@ -293,7 +293,7 @@ def test_horovod_two_workers_rendezvous_at_the_driver_task(minicluster, tmp_path
     plan = ",".join(f"{h}:{sum(w['host'] == h for w in workers)}" for h in hosts)
     assert f"tony horovod driver: rendezvous on port {driver['port']} for {plan}" in job.output(
         "driver", 0)
-    assert driver["state"] == "FINISHED" and "stopped" in driver["diagnostics"], driver
+    assert driver["state"] == "STOPPED" and "stopped" in driver["diagnostics"], driver
     same_host = len(hosts) == 1
     for index in (0, 1):
         text = job.output("worker", index)

@@ -1,0 +1,45 @@
+#include "client/job_record.h"
+
+#include <nlohmann/json.hpp>
+
+#include "client/render.h"
+#include "common/clock.h"
+#include "coordinator/core/task_state.h"
+
+namespace tony::client {
+
+rpc::JobStatus RecordJobEnd(const history::JobPaths& paths, rpc::JobStatus status,
+                            rpc::FinalStatus final_status, const std::string& message,
+                            UnendedTasks unended, const std::string& why) {
+  const int64_t now = SystemClock().WallMs();
+  status.set_phase(rpc::FINISHED);
+  status.set_final_status(final_status);
+  status.set_message(message);
+  if (status.end_wall_ms() == 0) status.set_end_wall_ms(now);
+  std::vector<std::string> lines;
+  for (auto& t : *status.mutable_tasks()) {
+    if (TaskEnded(t.state())) continue;
+    core::TaskState state = core::TaskState::kLost;
+    if (unended == UnendedTasks::kStopped) {
+      bool ran = t.state() == core::TaskStateName(core::TaskState::kRunning);
+      state = ran ? core::TaskState::kStopped : core::TaskState::kNotStarted;
+    }
+    t.set_diagnostics(why + " while the task was " + t.state());
+    t.set_state(core::TaskStateName(state));
+    t.set_end_reason(why);
+    nlohmann::json e = {
+        {"time_ms", now},         {"task", t.role() + ":" + std::to_string(t.index())},
+        {"attempt", t.attempt()}, {"state", t.state()},
+        {"reason", why},          {"history_status", core::TonyHistoryStatus(state)}};
+    lines.push_back(e.dump());
+  }
+  (void)history::WriteJobStatus(paths, status);
+  for (const auto& line : lines) (void)history::AppendEvent(paths, line);
+  nlohmann::json job = {{"time_ms", status.end_wall_ms()},
+                        {"job", rpc::FinalStatus_Name(final_status)},
+                        {"message", message}};
+  (void)history::AppendEvent(paths, job.dump());
+  return status;
+}
+
+}  // namespace tony::client

@@ -1,0 +1,56 @@
+// Task states: the one model every view shows (README "Task states", docs/architecture.md §5.1).
+//
+//   live:     NEW -> ALLOCATED -> REGISTERED -> RUNNING          (only forward)
+//   terminal: SUCCEEDED    the user process exited 0
+//             FAILED       it ended by itself: "exit 3", "signal 9 (SIGKILL)", or failed to launch
+//             STOPPED      tony stopped it after its user process could run, for a reason
+//             NOT_STARTED  the job ended, or tony stopped it, before its user process ran
+//             LOST         no exit is known (heartbeat lost, the container vanished unreported)
+//
+// A terminal state never changes. TonY's history has three names; TonyHistoryStatus maps ours.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tony::core {
+
+enum class TaskState {
+  kNew,         // no container yet
+  kAllocated,   // container allocated; executor being launched (TonY: READY)
+  kRegistered,  // executor registered host:port; waiting for the cluster spec
+  kRunning,     // cluster spec released to it; its executor starts the user process
+  kSucceeded,
+  kFailed,
+  kStopped,
+  kNotStarted,
+  kLost,
+};
+
+const char* TaskStateName(TaskState s);
+// The state named `name` (as TaskStateName writes it); nullopt for any other text.
+std::optional<TaskState> ParseTaskState(std::string_view name);
+bool IsTerminal(TaskState s);
+// FAILED or LOST: the outcomes that count against the job.
+bool IsFailure(TaskState s);
+// Live states in the order a task passes them; every terminal state ranks above them all.
+int StateRank(TaskState s);
+
+// TonY's history names (its jhist files and portal): SUCCEEDED; FAILED for FAILED and LOST;
+// KILLED for STOPPED and NOT_STARTED. A live task is "RUNNING" (ALLOCATED and REGISTERED are
+// TonY's READY, "NEW" stays NEW).
+const char* TonyHistoryStatus(TaskState s);
+
+// "SIGKILL" for 9; "SIG<n>" when the name is unknown.
+std::string SignalName(int signal);
+// How a user process ended, in the words every view uses: "exit 3", "signal 9 (SIGKILL)"; empty
+// when nothing is known (the process never ran, or no report came).
+std::string DescribeExit(std::optional<int> exit_code, int signal);
+
+// YARN's container exit statuses that mean "killed for memory" (docs/hadoop-ipc.md §4.2):
+// -104 physical, -103 virtual. The words name the status; empty for any other code.
+std::string YarnMemoryKill(int container_exit_status);
+
+}  // namespace tony::core
