@@ -4,7 +4,7 @@
 
 #include "client/render.h"
 #include "common/clock.h"
-#include "coordinator/core/task_state.h"
+#include "common/task_state.h"
 
 namespace tony::client {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/strings.h"
-#include "coordinator/core/task_state.h"
+#include "common/task_state.h"
 
 namespace tony::client {
 

@@ -118,7 +118,7 @@ class Coordinator final : public engine::EngineListener {
   rpc::JobStatus Snapshot() const;
   void PersistChanges();
   // Appends a task's state change to events.jsonl (with how it ended, for a terminal state) and
-  // remembers it; states only move forward (core/task_state.h).
+  // remembers it; states only move forward (common/task_state.h).
   void RecordTaskState(const core::TaskRecord& t, core::TaskState state);
   static std::string StateKey(const core::TaskId& id, int attempt);
   void Finish(const core::FinishJob& finish);

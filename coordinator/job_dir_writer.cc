@@ -1,6 +1,6 @@
 // Coordinator: what it keeps in the job directory while the job runs: status.json at every
 // visible change, and one events.jsonl line per task state change, only ever forward
-// (coordinator/core/task_state.h). Runs on the coordinator's loop, like the rest of the shell.
+// (common/task_state.h). Runs on the coordinator's loop, like the rest of the shell.
 #include <nlohmann/json.hpp>
 
 #include "common/log.h"

@@ -10,7 +10,7 @@
 // runs one attempt (0); restart policies will add attempts without changing this interface.
 //
 // Outcome rules (TonY's, docs/tony-compat.md §1.5, with the differences README lists):
-//  * How a task's end maps to a state (core/task_state.h, ClassifyExit in
+//  * How a task's end maps to a state (common/task_state.h, ClassifyExit in
 //    job_state_machine_outcome.cc): exit 0 -> SUCCEEDED; stopped by its executor (or killed by
 //    SIGTERM/SIGKILL after tony asked it to stop) -> STOPPED, or NOT_STARTED before its user
 //    process could run; any other exit or signal -> FAILED, even after a stop request; no exit
@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "config/job_spec.h"
-#include "coordinator/core/task_state.h"
+#include "common/task_state.h"
 #include "engine/container_request.h"
 #include "runtime/runtime.h"
 

@@ -8,6 +8,8 @@
 //             LOST         no exit is known (heartbeat lost, the container vanished unreported)
 //
 // A terminal state never changes. TonY's history has three names; TonyHistoryStatus maps ours.
+// It lives in common/ so that the coordinator's core and the client's views share it without the
+// client depending on the coordinator; it keeps the core's namespace, whose state machine owns it.
 // Thread-safety: pure functions.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "coordinator/core/task_state.h"
+#include "common/task_state.h"
 
 #include <csignal>
 
