@@ -96,6 +96,16 @@ def eventually(predicate, timeout=30.0, interval=0.05, what="condition"):
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+def gone(pid):
+    """True once `pid` has exited (no process, or a zombie not yet reaped); no exists()-then-open()
+    race: the process may end between any two looks."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
 def processes_mentioning(text):
     """Live (non-zombie) processes whose command line or environment mentions `text`.
 

@@ -6,7 +6,7 @@ import os
 import re
 import signal
 import subprocess
-import time
+import threading
 
 from tonytest import SYSTEM_PYTHON, TONY_BIN, eventually, job_id_from, tony_xml, write
 
@@ -174,12 +174,18 @@ def test_logs_follow_streams_a_running_task_until_it_ends(tony, tmp_path):
     try:
         job = eventually(lambda: tony.running_job(tasks=1), timeout=60, what="the task running")
         follow = tony.start("logs", job, "--task", "worker:0", "--stream", "stdout", "-f")
-        time.sleep(0.5)  # the follower has printed what there is; it must still be waiting
-        assert follow.poll() is None, follow.communicate()
+        lines = []
+        reader = threading.Thread(target=lambda: lines.extend(follow.stdout), daemon=True)
+        reader.start()
+        # The follower prints what there is, then waits: "second" comes only after the go file,
+        # which exists only once "first" was seen, so a follower that stopped early misses it.
+        eventually(lambda: lines, timeout=30, what="the follower to print the first line")
+        assert follow.poll() is None, "the follower exited while the task still ran"
         go.touch()
-        out, err = follow.communicate(timeout=60)
-        assert follow.returncode == 0, err
-        assert out == "first\nsecond\n", out
+        follow.wait(timeout=60)
+        reader.join(timeout=10)
+        assert follow.returncode == 0, follow.stderr.read()
+        assert "".join(lines) == "first\nsecond\n", lines
     finally:
         submit.communicate(timeout=120)
 
