@@ -1,0 +1,123 @@
+// The YARN AM's read-only status endpoint: the request-head parser (common/http_request.h), the
+// answers (coordinator/status_http.h), and the server over a real socket.
+#include "coordinator/status_http.h"
+
+#include <gtest/gtest.h>
+
+#include <asio.hpp>
+#include <string>
+#include <thread>
+
+#include "common/http_request.h"
+
+namespace tony {
+namespace {
+
+TEST(HttpRequestTest, FindsTheEndOfTheHead) {
+  EXPECT_EQ(HttpHeadLength("GET / HTTP/1.1\r\nHost: a\r\n"), 0u);
+  std::string crlf = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+  EXPECT_EQ(HttpHeadLength(crlf + "extra"), crlf.size());
+  std::string lf = "GET / HTTP/1.0\n\n";
+  EXPECT_EQ(HttpHeadLength(lf), lf.size());
+}
+
+TEST(HttpRequestTest, ParsesAGetWithQueryAndHeaders) {
+  auto req = ParseHttpRequestHead(
+      "GET /status.json?pretty=1 HTTP/1.1\r\nHost: nm1:8042\r\nAccept: */*\r\n\r\n");
+  ASSERT_TRUE(req.ok()) << req.status().message();
+  EXPECT_EQ(req->method, "GET");
+  EXPECT_EQ(req->path, "/status.json");
+  EXPECT_EQ(req->version, "HTTP/1.1");
+}
+
+TEST(HttpRequestTest, RefusesMalformedHeadsWithTheReason) {
+  struct Case {
+    std::string head, why;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"\r\n", "empty request"},
+           {"GET /\r\n\r\n", "request line is not"},
+           {"GET  / HTTP/1.1\r\n\r\n", "request line is not"},
+           {"GET / HTTP/2\r\n\r\n", "unsupported version HTTP/2"},
+           {"GET http://h/ HTTP/1.1\r\n\r\n", "not an absolute path"},
+           {"G(T / HTTP/1.1\r\n\r\n", "bad method"},
+           {"GET / HTTP/1.1\r\nno colon\r\n\r\n", "header line without a name"},
+           {"GET / HTTP/1.1\r\nA: b\r\n continued\r\n\r\n", "folded header"},
+           {std::string("GET / HTTP/1.1\r\nA: b\0c\r\n\r\n", 27), "control bytes in a header"},
+           {"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n", "a request with a body"},
+           {"GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "a request with a body"},
+           {"GET /" + std::string(kMaxHttpRequestHead, 'a') + " HTTP/1.1\r\n\r\n", "at most 8192"},
+       }) {
+    auto req = ParseHttpRequestHead(c.head);
+    ASSERT_FALSE(req.ok()) << c.head;
+    EXPECT_NE(req.status().message().find(c.why), std::string::npos)
+        << c.head << ": " << req.status().message();
+  }
+  EXPECT_TRUE(ParseHttpRequestHead("GET / HTTP/1.1\r\nContent-Length: 0\r\n\r\n").ok());
+}
+
+TEST(StatusHttpTest, AnswersGetOnlyWithTheStatus) {
+  const std::string json = R"({"job_id": "application_1_0001"})";
+  std::string ok = StatusHttpServer::Respond("GET / HTTP/1.1\r\n\r\n", json, true);
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << ok;
+  EXPECT_NE(ok.find("Content-Type: application/json\r\n"), std::string::npos);
+  EXPECT_NE(ok.find("Content-Length: " + std::to_string(json.size()) + "\r\n"), std::string::npos);
+  EXPECT_EQ(ok.substr(ok.size() - json.size()), json);
+  std::string head = StatusHttpServer::Respond("HEAD /status.json HTTP/1.1\r\n\r\n", json, true);
+  EXPECT_EQ(head.find(json), std::string::npos) << head;
+  std::string post = StatusHttpServer::Respond("POST / HTTP/1.1\r\n\r\n", json, true);
+  EXPECT_EQ(post.rfind("HTTP/1.1 405 ", 0), 0u) << post;
+  EXPECT_NE(post.find("Allow: GET, HEAD\r\n"), std::string::npos) << post;
+  EXPECT_EQ(post.find(json), std::string::npos);
+  EXPECT_EQ(
+      StatusHttpServer::Respond("GET /etc HTTP/1.1\r\n\r\n", json, true).rfind("HTTP/1.1 404 ", 0),
+      0u);
+  std::string bad = StatusHttpServer::Respond("GET x HTTP/1.1\r\n\r\n", json, true);
+  EXPECT_EQ(bad.rfind("HTTP/1.1 400 ", 0), 0u) << bad;
+  EXPECT_NE(bad.find("not an absolute path"), std::string::npos) << bad;
+}
+
+// Sends `request` to the server on `port` and reads until it closes the connection.
+std::string Exchange(int port, const std::string& request) {
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect({asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
+  std::error_code ec;
+  asio::write(s, asio::buffer(request), ec);
+  std::string out;
+  std::array<char, 4096> buf{};
+  for (;;) {
+    size_t n = s.read_some(asio::buffer(buf), ec);
+    out.append(buf.data(), n);
+    if (ec) break;
+  }
+  return out;
+}
+
+TEST(StatusHttpTest, ServesOverASocketAndRefusesAnOversizedHead) {
+  asio::io_context io;
+  int calls = 0;
+  StatusHttpServer server(io, [&calls]() -> Result<std::string> {
+    ++calls;
+    return std::string(R"({"phase": "RUNNING"})");
+  });
+  auto port = server.Start("127.0.0.1");
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  auto guard = asio::make_work_guard(io);
+  std::thread loop([&io] { io.run(); });
+  std::string ok = Exchange(*port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200 OK", 0), 0u) << ok;
+  EXPECT_NE(ok.find(R"({"phase": "RUNNING"})"), std::string::npos) << ok;
+  // Just over the bound, and no more: the server reads all of it, so its close sends no RST.
+  std::string big = Exchange(*port, "GET /" + std::string(kMaxHttpRequestHead + 10, 'a'));
+  EXPECT_EQ(big.rfind("HTTP/1.1 431 ", 0), 0u) << big.substr(0, 100);
+  asio::post(io, [&] {
+    server.Stop();
+    guard.reset();
+  });
+  loop.join();
+  EXPECT_EQ(calls, 1);  // the refused request never asked for the status
+}
+
+}  // namespace
+}  // namespace tony
