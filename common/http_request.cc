@@ -100,7 +100,7 @@ Result<HttpRequest> ParseHttpRequestHead(std::string_view head) {
     std::string name = Lower(h.substr(0, colon));
     std::string_view value = Trim(h.substr(colon + 1));
     if (name == "transfer-encoding" || (name == "content-length" && value != "0")) {
-      return InvalidArgument("a request with a body");
+      req.has_body = true;
     }
   }
   return req;

@@ -15,9 +15,10 @@ namespace tony {
 inline constexpr size_t kMaxHttpRequestHead = 8192;
 
 struct HttpRequest {
-  std::string method;   // "GET", ...
-  std::string path;     // the target's path, without the query
-  std::string version;  // "HTTP/1.1"
+  std::string method;     // "GET", ...
+  std::string path;       // the target's path, without the query
+  std::string version;    // "HTTP/1.1"
+  bool has_body = false;  // a Content-Length other than 0, or a Transfer-Encoding
 };
 
 // The length of the head at the start of `buffer` (through the blank line that ends it, CRLF or
@@ -26,8 +27,7 @@ size_t HttpHeadLength(std::string_view buffer);
 
 // Parses a complete head (HttpHeadLength bytes). kInvalidArgument for anything malformed: a bad
 // request line, a target that is not an absolute path, a header line without a name, control
-// bytes, a folded header, or a request that announces a body (Content-Length other than 0,
-// Transfer-Encoding).
+// bytes, a folded header. A body it announces is not read (has_body says there is one).
 Result<HttpRequest> ParseHttpRequestHead(std::string_view head);
 
 }  // namespace tony

@@ -35,6 +35,7 @@ std::string StatusHttpServer::Respond(std::string_view head, const std::string& 
     std::string r = Plain(405, "Method Not Allowed", "read-only: GET only");
     return r.insert(r.find("\r\n") + 2, "Allow: GET, HEAD\r\n");
   }
+  if (req->has_body) return Plain(400, "Bad Request", "bad request: a GET with a body");
   // A proxy in front (the RM's) may double the leading slash.
   std::string_view path = req->path;
   while (path.size() > 1 && path[1] == '/') path.remove_prefix(1);

@@ -31,7 +31,8 @@ class StatusHttpServer {
   void Stop();
 
   // The response to one request head (HttpHeadLength bytes of it), status line to body: 200
-  // with the status for GET/HEAD of / or /status.json, else 400, 404 or 405. For tests.
+  // with the status for GET/HEAD of / or /status.json, else 400 (malformed, or a GET with a
+  // body), 404 or 405 (any other method). For tests.
   static std::string Respond(std::string_view head, const std::string& status_json, bool ok);
 
  private:

@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 
 from tonytest import SYSTEM_PYTHON, Tony, eventually, tony_xml, write
-from test_yarn_client_death import rm_app
+from test_yarn_client_death import rm_app, rm_url
 
 # A task that runs until the test lets it go: no fixed sleep decides when the job ends.
 TASK = """import os, sys, time
@@ -89,7 +89,11 @@ def test_status_and_logs_from_anywhere_while_running_and_after(minicluster, tmp_
         assert am.returncode == 0, am.stdout + am.stderr
         url = re.search(r"read-only status endpoint at (http://\S+)", am.stdout)
         assert url, am.stdout + am.stderr
-        for where in (url.group(1), rm_app(minicluster, app_id)["trackingUrl"]):
+        # The RM's proxy is its web app's /proxy/<app>/ (the minicluster reports the proxy's
+        # address as localhost:0 in trackingUrl, so it is built from the web app's address).
+        proxied = f"{rm_url(minicluster)}/proxy/{app_id}/"
+        assert rm_app(minicluster, app_id)["trackingUrl"].endswith(f"/proxy/{app_id}/")
+        for where in (url.group(1), proxied):
             body = urllib.request.urlopen(where, timeout=10).read().decode()
             live = json.loads(body)
             assert live["job_id"] == app_id and len(live["tasks"]) == 2, (where, body)
