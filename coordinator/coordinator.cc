@@ -52,32 +52,6 @@ rpc::FinalStatus ToRpc(core::FinalStatus s) {
   return rpc::UNDECIDED;
 }
 
-// One line naming every task's end, by state ("tasks: SUCCEEDED worker:0 worker:1; FAILED
-// worker:2 (exit 3)"), for the RM's diagnostics: after the AM is gone, the application report is
-// all that tells another client what happened (README "A YARN job seen from anywhere").
-std::string TaskSummaryLine(const rpc::JobStatus& status) {
-  std::vector<std::pair<std::string, std::string>> by_state;  // state -> tasks, first seen first
-  for (const auto& t : status.tasks()) {
-    std::string name = t.role() + ":" + std::to_string(t.index());
-    if (t.has_exit_code() && t.exit_code() != 0) {
-      name += " (exit " + std::to_string(t.exit_code()) + ")";
-    }
-    auto it = std::find_if(by_state.begin(), by_state.end(),
-                           [&](const auto& e) { return e.first == t.state(); });
-    if (it == by_state.end()) {
-      by_state.emplace_back(t.state(), name);
-    } else {
-      it->second += " " + name;
-    }
-  }
-  std::string line = "tasks:";
-  for (size_t i = 0; i < by_state.size(); ++i) {
-    line += (i == 0 ? " " : "; ") + by_state[i].first + " " + by_state[i].second;
-  }
-  if (by_state.empty()) line += " none";
-  return line.size() > 2000 ? line.substr(0, 1997) + "..." : line;
-}
-
 }  // namespace
 
 Coordinator::Coordinator(CoordinatorOptions options, JobSpec spec, const EngineFactory& make_engine,

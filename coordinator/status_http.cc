@@ -1,5 +1,6 @@
 #include "coordinator/status_http.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 
@@ -152,6 +153,29 @@ void StatusHttpServer::Accept() {
     }
     Accept();
   });
+}
+
+std::string TaskSummaryLine(const rpc::JobStatus& status) {
+  std::vector<std::pair<std::string, std::string>> by_state;  // state -> tasks, first seen first
+  for (const auto& t : status.tasks()) {
+    std::string name = t.role() + ":" + std::to_string(t.index());
+    if (t.has_exit_code() && t.exit_code() != 0) {
+      name += " (exit " + std::to_string(t.exit_code()) + ")";
+    }
+    auto it = std::find_if(by_state.begin(), by_state.end(),
+                           [&](const auto& e) { return e.first == t.state(); });
+    if (it == by_state.end()) {
+      by_state.emplace_back(t.state(), name);
+    } else {
+      it->second += " " + name;
+    }
+  }
+  std::string line = "tasks:";
+  for (size_t i = 0; i < by_state.size(); ++i) {
+    line += (i == 0 ? " " : "; ") + by_state[i].first + " " + by_state[i].second;
+  }
+  if (by_state.empty()) line += " none";
+  return line.size() > 2000 ? line.substr(0, 1997) + "..." : line;
 }
 
 }  // namespace tony

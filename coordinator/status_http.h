@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "rpc/tony.pb.h"
 
 namespace tony {
 
@@ -44,5 +45,10 @@ class StatusHttpServer {
   asio::ip::tcp::acceptor acceptor_;
   std::shared_ptr<int> open_ = std::make_shared<int>(0);  // connections being served
 };
+
+// One line naming every task's end, by state ("tasks: SUCCEEDED worker:0 worker:1; FAILED
+// worker:2 (exit 3)"), for the RM's diagnostics: after the AM is gone, the application report is
+// all that tells another client what happened (README "A YARN job seen from anywhere").
+std::string TaskSummaryLine(const rpc::JobStatus& status);
 
 }  // namespace tony

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <asio.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -88,6 +89,25 @@ TEST(StatusHttpTest, AnswersGetOnlyWithTheStatus) {
   std::string bad = StatusHttpServer::Respond("GET x HTTP/1.1\r\n\r\n", json, true);
   EXPECT_EQ(bad.rfind("HTTP/1.1 400 ", 0), 0u) << bad;
   EXPECT_NE(bad.find("not an absolute path"), std::string::npos) << bad;
+}
+
+TEST(StatusHttpTest, TaskSummaryNamesEveryTaskByStateWithItsExitCode) {
+  rpc::JobStatus status;
+  auto add = [&status](const char* role, int index, const char* state, std::optional<int> exit) {
+    rpc::TaskStatus* t = status.add_tasks();
+    t->set_role(role);
+    t->set_index(index);
+    t->set_state(state);
+    t->set_has_exit_code(exit.has_value());
+    t->set_exit_code(exit.value_or(0));
+  };
+  EXPECT_EQ(TaskSummaryLine(status), "tasks: none");
+  add("worker", 0, "SUCCEEDED", 0);
+  add("ps", 0, "FAILED", 3);
+  add("worker", 1, "SUCCEEDED", 0);
+  add("chief", 0, "LOST", std::nullopt);
+  EXPECT_EQ(TaskSummaryLine(status),
+            "tasks: SUCCEEDED worker:0 worker:1; FAILED ps:0 (exit 3); LOST chief:0");
 }
 
 // Sends `request` to the server on `port` and reads until it closes the connection.
