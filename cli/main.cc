@@ -10,6 +10,7 @@
 #include "client/job_control.h"
 #include "client/logs.h"
 #include "client/submit.h"
+#include "client/yarn_cluster.h"
 #include "client/yarn_submit.h"
 #include "common/files.h"
 #include "common/log.h"

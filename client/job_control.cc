@@ -14,12 +14,15 @@
 
 #include "client/job_record.h"
 #include "client/render.h"
+#include "client/yarn_cluster.h"
 #include "client/yarn_submit.h"
+#include "client/yarn_view.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/configuration.h"
+#include "hadoop/yarn/records.h"
 #include "history/job_dir.h"
 
 namespace tony::client {
@@ -59,18 +62,32 @@ bool IsYarnJob(const history::JobPaths& paths) {
   return StartsWith(BaseName(paths.root), "application_");
 }
 
-// A YARN job the job dir does not show ended: the RM's report decides; its end is recorded.
+// A YARN job the job dir does not show ended: the cluster decides (client/yarn_view.h). The job
+// dir, when this TONY_HOME has one, is a cache: updated, and said to be stale when the cluster
+// disagrees with it.
 Result<rpc::JobStatus> CurrentYarnStatus(const history::JobPaths& paths) {
   auto written = history::ReadJobStatus(paths);
   if (written.ok() && IsFinished(*written)) return written;
-  TONY_ASSIGN_OR_RETURN(rpc::JobStatus status,
-                        YarnJobStatus(paths, written.ok() ? *written : rpc::JobStatus()));
-  if (IsFinished(status)) {
-    // The RM knows the application's end, not each task's.
-    status =
-        RecordJobEnd(paths, status, status.final_status(), status.message(), UnendedTasks::kLost,
-                     "lost: the application ended with no client recording it");
+  auto cluster = YarnJobStatus(BaseName(paths.root), written.ok() ? *written : rpc::JobStatus());
+  if (!cluster.ok()) {
+    if (!written.ok()) return cluster.status();
+    std::cerr << "tony: warning: " << cluster.status().message() << "; showing the local record "
+              << paths.Status() << "\n";
+    return written;
   }
+  rpc::JobStatus status = std::move(*cluster);
+  if (!IsDirectory(paths.root)) return status;  // no local record here: nothing to cache
+  if (written.ok() &&
+      (written->phase() != status.phase() || written->final_status() != status.final_status())) {
+    std::cerr << "tony: note: the local record " << paths.Status() << " was stale ("
+              << rpc::JobPhase_Name(written->phase()) << "); updated from the cluster\n";
+  }
+  if (IsFinished(status)) {
+    // The RM knows the application's end, not each task's: the record's unended tasks are LOST.
+    return RecordJobEnd(paths, status, status.final_status(), status.message(), UnendedTasks::kLost,
+                        "lost: the application ended with no client recording it");
+  }
+  (void)history::WriteJobStatus(paths, status);
   return status;
 }
 
@@ -150,9 +167,48 @@ JobRow ReadJobRow(const std::string& id) {
   return row;
 }
 
+// The user's TONY applications the RM knows, next to the local rows: a local row of an
+// application takes the RM's state while its record does not show the end; the others are added.
+void AddClusterRows(std::vector<JobRow>& rows) {
+  auto apps = ListYarnApplications();
+  if (!apps.ok()) {
+    std::cerr << "tony: warning: listing the cluster's applications: " << apps.status().message()
+              << "\n";
+    return;
+  }
+  for (const auto& a : *apps) {
+    auto local =
+        std::find_if(rows.begin(), rows.end(), [&](const JobRow& r) { return r.id == a.id; });
+    JobRow row{a.id,
+               a.name.empty() ? "-" : a.name,
+               a.user.empty() ? "-" : a.user,
+               "-",
+               "-",
+               a.state,
+               a.message.substr(0, a.message.find('\n')),
+               a.start_ms};
+    if (a.start_ms > 0) {
+      row.started = FormatWallTime(a.start_ms);
+      row.duration =
+          FormatDuration((a.finish_ms > 0 ? a.finish_ms : SystemClock().WallMs()) - a.start_ms);
+    }
+    if (local == rows.end()) {
+      rows.push_back(row);
+    } else if (local->state == "RUNNING" || local->state == "STOPPING" ||
+               local->state == "UNKNOWN") {
+      local->state = row.state;
+      if (a.ended) {
+        local->message = row.message;
+        local->duration = row.duration;
+      }
+    }
+  }
+}
+
 int ListJobs() {
   std::vector<JobRow> rows;
   for (const auto& id : history::ListJobIds()) rows.push_back(ReadJobRow(id));
+  AddClusterRows(rows);
   if (rows.empty()) {
     std::cout << "no jobs under " << history::JobsRoot() << "\n";
     return 0;
@@ -177,15 +233,27 @@ int ListJobs() {
 
 }  // namespace
 
+Result<history::JobPaths> JobPathsFor(const std::string& id_or_path) {
+  auto dir = history::ResolveJobDir(id_or_path);
+  if (dir.ok()) return history::JobPaths(*dir);
+  // An application id needs no local record: the cluster knows the job.
+  if (!hadoop::yarn::ParseApplicationId(id_or_path).ok()) return dir.status();
+  if (HadoopConfDirOf(id_or_path).empty()) {
+    return NotFound(dir.status().message() + "; set HADOOP_CONF_DIR to ask the cluster about " +
+                    id_or_path);
+  }
+  return history::JobPaths(history::JobsRoot() + "/" + id_or_path);
+}
+
 int ShowStatus(const std::string& id_or_path) {
   if (id_or_path.empty()) return ListJobs();
-  auto dir = history::ResolveJobDir(id_or_path);
-  if (!dir.ok()) return Error(dir.status().message());
-  history::JobPaths paths(*dir);
-  auto status = CurrentJobStatus(paths);
+  auto paths = JobPathsFor(id_or_path);
+  if (!paths.ok()) return Error(paths.status().message());
+  auto status = CurrentJobStatus(*paths);
   if (!status.ok())
     return Error("no status for job " + id_or_path + ": " + status.status().message());
-  std::cout << "job " << status->job_id() << " (" << status->framework() << ", " << status->engine()
+  std::cout << "job " << status->job_id() << " ("
+            << (status->framework().empty() ? "" : status->framework() + ", ") << status->engine()
             << " engine): " << rpc::JobPhase_Name(status->phase());
   if (IsFinished(*status)) std::cout << " " << rpc::FinalStatus_Name(status->final_status());
   std::cout << "\n" << RenderTaskTable(*status);

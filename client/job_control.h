@@ -10,11 +10,16 @@
 
 namespace tony::client {
 
-// With an id: the job's task table and result. Without: one line per job under $TONY_HOME/jobs
-// (job, name, user, started, duration, state, message), by start time.
+// With an id: the job's task table and result (an application id: from the cluster, with or
+// without a local record). Without: one line per job under $TONY_HOME/jobs and, when a Hadoop
+// conf dir is set, per TONY application of the user on the cluster (job, name, user, started,
+// duration, state, message), by start time.
 int ShowStatus(const std::string& id_or_path);
 // Stops the job: SIGTERM to its coordinator, which stops every task; forcibly after 30 s.
 int KillJob(const std::string& id_or_path);
+// The job dir of `id_or_path` (history::ResolveJobDir); for an application id without one here,
+// where it would be (the cluster answers for it, given a Hadoop conf dir).
+Result<history::JobPaths> JobPathsFor(const std::string& id_or_path);
 // What the job's coordinator last wrote (status.json; rewritten at every change); on YARN the
 // RM's report decides, and an unfinished local job whose coordinator died is recorded FAILED.
 Result<rpc::JobStatus> CurrentJobStatus(const history::JobPaths& paths);

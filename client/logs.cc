@@ -10,6 +10,7 @@
 
 #include "client/job_control.h"
 #include "client/render.h"
+#include "client/yarn_view.h"
 #include "common/files.h"
 #include "common/strings.h"
 #include "hadoop/hdfs/webhdfs.h"
@@ -123,12 +124,39 @@ Result<int> PickLocalAttempt(const std::string& task_dir, const std::string& tas
   return requested;
 }
 
+// The AM's log (am.log) of a YARN job, from its container on the NodeManager (there is no
+// local one): the first of the candidate URLs that answers.
+int ShowAmContainerLog(const history::JobPaths& paths, const LogsOptions& o) {
+  std::string app_id = BaseName(paths.root);
+  auto urls = AmContainerLogUrls(app_id);
+  if (!urls.ok()) return Error("the AM's log of " + app_id + ": " + urls.status().message());
+  std::string tried;
+  for (const auto& base : *urls) {
+    std::string url = base + "/am.log";
+    auto first = hadoop::hdfs::HttpGet(url);
+    if (!first.ok()) {
+      tried += "\n  " + url + ": " + first.status().message();
+      continue;
+    }
+    std::vector<LogFile> files = {
+        {"am.log", [url](size_t offset) -> Result<std::string> {
+           TONY_ASSIGN_OR_RETURN(std::string all, hadoop::hdfs::HttpGet(url));
+           return offset < all.size() ? all.substr(offset) : std::string();
+         }}};
+    return PrintLogs(files, o, [&] { return StillWriting(paths, "", 0, 0); });
+  }
+  std::cerr << "tony: error: no NodeManager has the AM's log of " << app_id << ":" << tried << "\n";
+  return 1;
+}
+
 }  // namespace
 
 int ShowLogs(const std::string& id_or_path, const LogsOptions& o) {
-  auto dir = history::ResolveJobDir(id_or_path);
-  if (!dir.ok()) return Error(dir.status().message());
-  history::JobPaths paths(*dir);
+  auto found_paths = JobPathsFor(id_or_path);
+  if (!found_paths.ok()) return Error(found_paths.status().message());
+  const history::JobPaths& paths = *found_paths;
+  bool yarn = StartsWith(BaseName(paths.root), "application_");
+  if (o.task.empty() && yarn && !PathExists(paths.AmLog())) return ShowAmContainerLog(paths, o);
   if (o.task.empty()) {
     std::string path = paths.AmLog();
     if (!PathExists(path)) return Error("job " + id_or_path + " has no coordinator log " + path);

@@ -12,11 +12,13 @@
 
 #include "client/bundle.h"
 #include "client/follow.h"
+#include "client/job_control.h"
 #include "client/job_record.h"
 #include "client/namenode_tokens.h"
 #include "client/render.h"
 #include "client/resources.h"
 #include "client/staging.h"
+#include "client/yarn_cluster.h"
 #include "client/yarn_security.h"
 #include "common/clock.h"
 #include "common/files.h"
@@ -48,44 +50,6 @@ int Fail(const Status& s, int code = kExitBadInput) {
 Result<std::string> StageLocally(const SubmitOptions& o, const history::JobPaths& paths) {
   TONY_RETURN_IF_ERROR(StageJobFiles(o, paths));
   return BuildBundle(o.tony_binary, history::TonyHome() + "/cache");
-}
-
-struct Cluster {
-  hadoop::ClusterConf conf;
-  std::string user;
-  ClientSecurity security;  // Kerberos login on a secure cluster (client/yarn_security.h)
-  // What WebHDFS and the ApplicationClient are given: every NameNode / ResourceManager of an HA
-  // pair, in configured order (hadoop/yarn/cluster_conf.h).
-  std::string NameNodes() const { return Join(conf.NameNodeHttpAddresses(), ","); }
-};
-
-// The ResourceManagers for the ApplicationClient: their rm-ids name them in failover logs.
-Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterConf& c) {
-  std::vector<std::string> ids;
-  for (const auto& rm : c.resource_managers) ids.push_back(rm.id);
-  return hadoop::ToServers(c.RmAddresses(), ids, "yarn.resourcemanager.address");
-}
-
-// `job_conf` names a keytab login (tony.kerberos.*); without it a secure cluster needs kinit.
-Result<Cluster> LoadCluster(const std::string& dir,
-                            const Configuration& job_conf = Configuration()) {
-  if (dir.empty()) {
-    return FailedPrecondition(
-        "the yarn engine needs the cluster's Hadoop config: set HADOOP_CONF_DIR (or "
-        "YARN_CONF_DIR) to the directory with core-site.xml, yarn-site.xml and hdfs-site.xml");
-  }
-  Cluster c;
-  TONY_ASSIGN_OR_RETURN(c.conf, hadoop::LoadClusterConf(dir));
-  c.user = hadoop::ipc::DefaultUserName();
-  TONY_ASSIGN_OR_RETURN(c.security, LoginForCluster(c.conf, job_conf, c.user));
-  c.user = c.security.user;
-  std::string fs = c.conf.default_fs;
-  if (!StartsWith(fs, "hdfs://")) {
-    return FailedPrecondition("fs.defaultFS is " + fs + " in " + dir +
-                              "; the yarn engine stages to HDFS (hdfs://host:port or "
-                              "hdfs://<nameservice>)");
-  }
-  return c;
 }
 
 std::string StagingDir(const Cluster& c, const std::string& app_id) {
@@ -233,23 +197,6 @@ void RemoveStaging(const Cluster& c, const std::string& app_id) {
     std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
               << "\n";
   }
-}
-
-// The job's end as the RM reports it, for an application that ended without the coordinator
-// saying so (killed, crashed, or the client was not there to hear it).
-void ApplyFinalReport(const pb::ApplicationReportProto& report, const std::string& app_id,
-                      rpc::JobStatus* status) {
-  status->set_phase(rpc::FINISHED);
-  rpc::FinalStatus final_status = rpc::FAILED;
-  if (report.final_application_status() == pb::APP_SUCCEEDED) final_status = rpc::SUCCEEDED;
-  if (report.final_application_status() == pb::APP_KILLED ||
-      report.yarn_application_state() == pb::KILLED) {
-    final_status = rpc::KILLED;
-  }
-  status->set_final_status(final_status);
-  status->set_message("YARN application " + app_id + " " +
-                      std::string(yarn::ApplicationStateName(report.yarn_application_state())) +
-                      ": " + report.diagnostics());
 }
 
 // The YARN engine's hooks for FollowJob: the application's report until the AM listens, then
@@ -528,36 +475,6 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
 }
 
-std::string HadoopConfDirOf(const std::string& application_id) {
-  std::string dir = hadoop::HadoopConfDir();
-  if (!dir.empty()) return dir;
-  history::JobPaths paths(history::JobsRoot() + "/" + application_id);
-  auto recorded = ReadFile(paths.root + "/hadoop-conf-dir");
-  return recorded.ok() ? std::string(Trim(*recorded)) : "";
-}
-
-Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobStatus last) {
-  std::string app_id = BaseName(paths.root);
-  TONY_ASSIGN_OR_RETURN(pb::ApplicationIdProto app, yarn::ParseApplicationId(app_id));
-  last.set_job_id(app_id);
-  if (last.engine().empty()) last.set_engine("yarn");
-  TONY_ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(HadoopConfDirOf(app_id)));
-  TONY_ASSIGN_OR_RETURN(auto rm_servers, RmServers(cluster.conf));
-  yarn::ApplicationClient rm(rm_servers, cluster.user, cluster.conf.rm_failover);
-  auto report = rm.GetApplicationReport(app);
-  if (!report.ok()) return report.status().WithContext("asking the ResourceManager for " + app_id);
-  if (yarn::IsTerminal(report->yarn_application_state())) {
-    ApplyFinalReport(*report, app_id, &last);
-    return last;
-  }
-  // The job secret lives only in the job's own processes and the submitting client's memory
-  // (README, "The job secret"), so another client sees the RM's view and the last recorded one.
-  last.set_phase(rpc::RUNNING);
-  last.set_message("YARN application " + app_id + " is " +
-                   std::string(yarn::ApplicationStateName(report->yarn_application_state())));
-  return last;
-}
-
 int KillYarnApplication(const std::string& application_id, const std::string& conf_dir) {
   auto app = yarn::ParseApplicationId(application_id);
   if (!app.ok()) return Fail(app.status());
@@ -572,11 +489,9 @@ int KillYarnApplication(const std::string& application_id, const std::string& co
   if (!s.ok()) return Fail(s, kExitJobFailed);
   std::string state = AwaitEnd(rm, *app, 60s);
   RemoveStaging(*cluster, application_id);
+  // A local record that does not show the end takes the RM's (its unended tasks ended with it).
   if (auto written = history::ReadJobStatus(paths); written.ok() && !IsFinished(*written)) {
-    written->set_phase(rpc::FINISHED);
-    written->set_final_status(rpc::KILLED);
-    written->set_message("killed by user (tony kill)");
-    (void)history::WriteJobStatus(paths, *written);
+    (void)CurrentJobStatus(paths);
   }
   std::cout << "job " << application_id << " " << state << "\n";
   return state == "KILLED" || state == "FINISHED" || state == "FAILED" ? 0 : 1;

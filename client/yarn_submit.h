@@ -22,15 +22,6 @@ namespace tony::client {
 // Called by Submit() once the inputs and the job spec are valid. Returns the exit code.
 int SubmitToYarn(const SubmitOptions& options, const Configuration& conf, const JobSpec& spec);
 
-// The Hadoop config dir for `tony kill <application id>`: $HADOOP_CONF_DIR (or $YARN_CONF_DIR),
-// else the one the job was submitted with (recorded in its local job dir); "" when neither.
-std::string HadoopConfDirOf(const std::string& application_id);
-
-// `tony status` of a YARN job that the job dir does not show ended: the RM's report is the truth
-// (terminal: the RM's final status and diagnostics; running: the AM's live status when it
-// answers). `last` is what the job dir holds (may be empty).
-Result<rpc::JobStatus> YarnJobStatus(const history::JobPaths& paths, rpc::JobStatus last);
-
 // forceKillApplication on the cluster `conf_dir` describes, then waits for KILLED and removes the
 // staging dir.
 int KillYarnApplication(const std::string& application_id, const std::string& conf_dir);

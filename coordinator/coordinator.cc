@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -81,10 +82,21 @@ Status Coordinator::StartServer() {
   return history::WriteAmInfo(paths_, info);
 }
 
+Status Coordinator::StartStatusEndpoint() {
+  if (!options_.status_endpoint) return Status::Ok();
+  status_http_ = std::make_unique<StatusHttpServer>(
+      io_, [this]() -> Result<std::string> { return history::JobStatusJson(Snapshot()); });
+  TONY_ASSIGN_OR_RETURN(int port, status_http_->Start(options_.bind_host));
+  tracking_url_ = "http://" + options_.advertised_host + ":" + std::to_string(port) + "/";
+  TONY_LOG(kInfo) << "read-only status endpoint at " << tracking_url_;
+  return Status::Ok();
+}
+
 int Coordinator::Run() {
   start_wall_ms_ = WallMs();
   Status s = StartServer();
-  if (s.ok()) s = engine_->Start(this, {options_.advertised_host, port_});
+  if (s.ok()) s = StartStatusEndpoint();
+  if (s.ok()) s = engine_->Start(this, {options_.advertised_host, port_, tracking_url_});
   if (!s.ok()) {
     TONY_LOG(kError) << s.ToString();
     rpc::JobStatus status = Snapshot();
@@ -434,7 +446,8 @@ void Coordinator::Finish(const core::FinishJob& finish) {
   AnswerSpecWaiters(/*expire_only=*/true);
   // Every task has ended or outlived its stop grace; make sure no process of the job is left.
   // Posted so that the call being answered now (often the last ReportResult) goes out first.
-  asio::post(io_, [this, status = ToRpc(finish.status), message = finish.message] {
+  asio::post(io_, [this, status = ToRpc(finish.status),
+                   message = finish.message + "\n" + TaskSummaryLine(Snapshot())] {
     engine_->Shutdown(status, message);
   });
 }
@@ -443,6 +456,7 @@ void Coordinator::ShutdownServer() {
   // Shutdown() waits for in-flight calls, whose handlers need this loop to answer; run it on a
   // helper thread while the loop keeps answering, then stop the loop. Run() joins the thread.
   TONY_LOG(kInfo) << "shutting down the control plane";
+  if (status_http_) status_http_->Stop();
   // Calls that arrive meanwhile are answered at once: with the job finished, no long-poll waits.
   stopper_ = std::thread([this] {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));

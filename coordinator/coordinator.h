@@ -28,6 +28,7 @@
 
 #include "common/timer.h"
 #include "coordinator/core/job_state_machine.h"
+#include "coordinator/status_http.h"
 #include "engine/engine.h"
 #include "history/job_dir.h"
 #include "rpc/tony.grpc.pb.h"
@@ -42,6 +43,9 @@ struct CoordinatorOptions {
   std::string advertised_host = "127.0.0.1";  // what executors and clients dial
   std::string tony_binary;                    // the executable executors run (`tony executor`)
   int64_t linger_ms = 10'000;  // after the end, wait this long for a client to read it
+  // Serve the read-only status endpoint (coordinator/status_http.h) on bind_host and pass its
+  // URL to the engine (YARN: the tracking URL).
+  bool status_endpoint = false;
 };
 
 using EngineFactory = std::function<std::unique_ptr<engine::Engine>(asio::io_context&)>;
@@ -104,6 +108,7 @@ class Coordinator final : public engine::EngineListener {
   };
 
   Status StartServer();
+  Status StartStatusEndpoint();
   void Dispatch(const core::Event& event);
   void Execute(const core::Command& command);
   void Launch(const core::LaunchTask& launch);
@@ -136,6 +141,8 @@ class Coordinator final : public engine::EngineListener {
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<grpc::Service> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<StatusHttpServer> status_http_;
+  std::string tracking_url_;
   std::atomic<int> port_{0};
   int64_t start_wall_ms_ = 0;
   int64_t end_wall_ms_ = 0;

@@ -85,7 +85,8 @@ Result<EngineSetup> SetUpYarnEngine(const AmInputs& inputs, CoordinatorOptions d
   EngineSetup setup;
   setup.options = std::move(defaults);
   setup.options.job_id = Env("TONY_JOB_ID", "tony-yarn-job");
-  setup.options.bind_host = "0.0.0.0";  // executors and the client reach it across the cluster
+  setup.options.bind_host = "0.0.0.0";   // executors and the client reach it across the cluster
+  setup.options.status_endpoint = true;  // the tracking URL: `tony status` from anywhere
   setup.options.advertised_host = Env("NM_HOST", "localhost");  // registered as the AM's host
   setup.options.tony_binary = engine::kBundleBinary;  // unpacked into every container by its NM
   setup.make_engine = [spec = inputs.spec, yarn = std::move(yarn)](asio::io_context& io) {

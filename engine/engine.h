@@ -23,6 +23,9 @@ namespace tony::engine {
 struct CoordinatorAddress {
   std::string host;
   int port = 0;
+  // The read-only status endpoint's URL (coordinator/status_http.h), when the coordinator runs
+  // one: YARN registers it as the application's tracking URL.
+  std::string tracking_url;
 };
 
 // What to run in a container: the executor's command line and environment, plus the files the

@@ -89,7 +89,7 @@ Result<AmInfo> ParseAmInfo(const std::string& text, const std::string& source) {
   return info;
 }
 
-Status WriteJobStatus(const JobPaths& paths, const rpc::JobStatus& status) {
+Result<std::string> JobStatusJson(const rpc::JobStatus& status) {
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
@@ -97,6 +97,11 @@ Status WriteJobStatus(const JobPaths& paths, const rpc::JobStatus& status) {
   options.preserve_proto_field_names = true;
   auto s = google::protobuf::util::MessageToJsonString(status, &json, options);
   if (!s.ok()) return Internal("encoding job status: " + s.ToString());
+  return json;
+}
+
+Status WriteJobStatus(const JobPaths& paths, const rpc::JobStatus& status) {
+  TONY_ASSIGN_OR_RETURN(std::string json, JobStatusJson(status));
   return WriteFileAtomic(paths.Status(), json);
 }
 

@@ -61,6 +61,8 @@ Result<rpc::JobStatus> ParseJobStatus(const std::string& text, const std::string
 Status WriteAmInfo(const JobPaths& paths, const AmInfo& info);
 Result<AmInfo> ReadAmInfo(const JobPaths& paths);
 
+// status.json's text for `status` (also what the YARN AM's status endpoint serves).
+Result<std::string> JobStatusJson(const rpc::JobStatus& status);
 Status WriteJobStatus(const JobPaths& paths, const rpc::JobStatus& status);
 Result<rpc::JobStatus> ReadJobStatus(const JobPaths& paths);
 Status AppendEvent(const JobPaths& paths, const std::string& json_line);

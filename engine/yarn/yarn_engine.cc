@@ -57,12 +57,14 @@ Status YarnEngine::Start(EngineListener* listener, const CoordinatorAddress& coo
       hadoop::ToServers(SplitTrimmed(options_.scheduler_address, ','), {}, kSchedulerAddressEnv));
   rm_ = std::make_unique<hadoop::yarn::AmRmClient>(std::move(schedulers), options_.am_rm_token,
                                                    options_.rm_failover);
-  TONY_ASSIGN_OR_RETURN(auto registered, rm_->Register(coordinator.host, coordinator.port, ""));
+  TONY_ASSIGN_OR_RETURN(
+      auto registered, rm_->Register(coordinator.host, coordinator.port, coordinator.tracking_url));
   registered_ = true;
   hadoop::yarn::Resource max = hadoop::yarn::FromProto(registered.maximumcapability());
   TONY_LOG(kInfo) << "registered with the ResourceManager at " << rm_->Current().ToString()
-                  << " as " << coordinator.host << ":" << coordinator.port << "; largest container "
-                  << hadoop::yarn::ToString(max);
+                  << " as " << coordinator.host << ":" << coordinator.port << " (tracking URL "
+                  << (coordinator.tracking_url.empty() ? "none" : coordinator.tracking_url)
+                  << "); largest container " << hadoop::yarn::ToString(max);
   // An ask above the maximum is refused by the RM (§4.4); say so now instead of waiting.
   for (const auto& r : spec_.roles) {
     if (r.memory_mb > max.memory_mb || r.vcores > max.vcores || r.gpus > max.gpus) {

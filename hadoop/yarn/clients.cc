@@ -177,6 +177,37 @@ Result<std::vector<pb::NodeReportProto>> ApplicationClient::GetClusterNodes() {
   return std::vector<pb::NodeReportProto>(r.nodereports().begin(), r.nodereports().end());
 }
 
+Result<std::vector<pb::ApplicationReportProto>> ApplicationClient::GetApplications(
+    const std::string& type, const std::string& user) {
+  pb::GetApplicationsRequestProto req;
+  if (!type.empty()) req.add_application_types(type);
+  if (!user.empty()) req.add_users(user);
+  pb::GetApplicationsResponseProto r;
+  TONY_RETURN_IF_ERROR(
+      rpc_.Call("getApplications", req, &r, kCallTimeout).WithContext("getApplications"));
+  return std::vector<pb::ApplicationReportProto>(r.applications().begin(), r.applications().end());
+}
+
+Result<pb::ApplicationAttemptReportProto> ApplicationClient::GetApplicationAttemptReport(
+    const pb::ApplicationAttemptIdProto& id) {
+  pb::GetApplicationAttemptReportRequestProto req;
+  *req.mutable_application_attempt_id() = id;
+  pb::GetApplicationAttemptReportResponseProto r;
+  TONY_RETURN_IF_ERROR(rpc_.Call("getApplicationAttemptReport", req, &r, kCallTimeout)
+                           .WithContext("getApplicationAttemptReport " + AttemptIdString(id)));
+  return r.application_attempt_report();
+}
+
+Result<pb::ContainerReportProto> ApplicationClient::GetContainerReport(
+    const pb::ContainerIdProto& id) {
+  pb::GetContainerReportRequestProto req;
+  *req.mutable_container_id() = id;
+  pb::GetContainerReportResponseProto r;
+  TONY_RETURN_IF_ERROR(rpc_.Call("getContainerReport", req, &r, kCallTimeout)
+                           .WithContext("getContainerReport " + ContainerIdString(id)));
+  return r.container_report();
+}
+
 Result<pb::YarnClusterMetricsProto> ApplicationClient::GetClusterMetrics() {
   pb::GetClusterMetricsResponseProto r;
   TONY_RETURN_IF_ERROR(

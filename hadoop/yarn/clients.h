@@ -80,6 +80,13 @@ class ApplicationClient {
   // Asynchronous on the RM side: poll the report until KILLED (§4.3).
   Status ForceKillApplication(const pb::ApplicationIdProto& id, const std::string& diagnostics);
   Result<std::vector<pb::NodeReportProto>> GetClusterNodes();
+  // getApplications filtered by application type and user (either empty: any).
+  Result<std::vector<pb::ApplicationReportProto>> GetApplications(const std::string& type,
+                                                                  const std::string& user);
+  Result<pb::ApplicationAttemptReportProto> GetApplicationAttemptReport(
+      const pb::ApplicationAttemptIdProto& id);
+  // Known to the RM while the container runs (a finished one may be gone).
+  Result<pb::ContainerReportProto> GetContainerReport(const pb::ContainerIdProto& id);
   Result<pb::YarnClusterMetricsProto> GetClusterMetrics();
 
   // The ResourceManager calls go to now.

@@ -1,0 +1,73 @@
+#include "client/yarn_cluster.h"
+
+#include "common/files.h"
+#include "hadoop/ipc/connection.h"
+#include "hadoop/yarn/records.h"
+#include "history/job_dir.h"
+
+namespace tony::client {
+
+namespace yarn = hadoop::yarn;
+namespace pb = hadoop::yarn::pb;
+
+Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterConf& c) {
+  std::vector<std::string> ids;
+  for (const auto& rm : c.resource_managers) ids.push_back(rm.id);
+  return hadoop::ToServers(c.RmAddresses(), ids, "yarn.resourcemanager.address");
+}
+
+Result<Cluster> LoadCluster(const std::string& dir, const Configuration& job_conf) {
+  if (dir.empty()) {
+    return FailedPrecondition(
+        "the yarn engine needs the cluster's Hadoop config: set HADOOP_CONF_DIR (or "
+        "YARN_CONF_DIR) to the directory with core-site.xml, yarn-site.xml and hdfs-site.xml");
+  }
+  Cluster c;
+  TONY_ASSIGN_OR_RETURN(c.conf, hadoop::LoadClusterConf(dir));
+  c.user = hadoop::ipc::DefaultUserName();
+  TONY_ASSIGN_OR_RETURN(c.security, LoginForCluster(c.conf, job_conf, c.user));
+  c.user = c.security.user;
+  std::string fs = c.conf.default_fs;
+  if (!StartsWith(fs, "hdfs://")) {
+    return FailedPrecondition("fs.defaultFS is " + fs + " in " + dir +
+                              "; the yarn engine stages to HDFS (hdfs://host:port or "
+                              "hdfs://<nameservice>)");
+  }
+  return c;
+}
+
+Result<std::unique_ptr<yarn::ApplicationClient>> ConnectRm(const Cluster& cluster) {
+  TONY_ASSIGN_OR_RETURN(auto servers, RmServers(cluster.conf));
+  return MakeRmClient(cluster.conf, cluster.security, std::move(servers));
+}
+
+std::string HadoopConfDirOf(const std::string& application_id) {
+  std::string dir = hadoop::HadoopConfDir();
+  if (!dir.empty()) return dir;
+  history::JobPaths paths(history::JobsRoot() + "/" + application_id);
+  auto recorded = ReadFile(paths.root + "/hadoop-conf-dir");
+  return recorded.ok() ? std::string(Trim(*recorded)) : "";
+}
+
+void ApplyFinalReport(const pb::ApplicationReportProto& report, const std::string& app_id,
+                      rpc::JobStatus* status) {
+  status->set_phase(rpc::FINISHED);
+  rpc::FinalStatus final_status = rpc::FAILED;
+  if (report.final_application_status() == pb::APP_SUCCEEDED) final_status = rpc::SUCCEEDED;
+  if (report.final_application_status() == pb::APP_KILLED ||
+      report.yarn_application_state() == pb::KILLED) {
+    final_status = rpc::KILLED;
+  }
+  status->set_final_status(final_status);
+  status->set_message("YARN application " + app_id + " " +
+                      std::string(yarn::ApplicationStateName(report.yarn_application_state())) +
+                      ": " + report.diagnostics());
+  if (report.finishtime() > 0 && status->end_wall_ms() == 0) {
+    status->set_end_wall_ms(report.finishtime());
+  }
+  if (report.starttime() > 0 && status->start_wall_ms() == 0) {
+    status->set_start_wall_ms(report.starttime());
+  }
+}
+
+}  // namespace tony::client

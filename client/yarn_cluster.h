@@ -1,0 +1,50 @@
+// The cluster a YARN command talks to (`tony submit`, and `tony status`/`logs`/`kill` of an
+// application id): its Hadoop configuration, the user and the Kerberos login, and the
+// ResourceManager client built from them.
+// Thread-safety: call from the command's thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/yarn_security.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "config/configuration.h"
+#include "hadoop/yarn/clients.h"
+#include "hadoop/yarn/cluster_conf.h"
+#include "rpc/tony.pb.h"
+
+namespace tony::client {
+
+struct Cluster {
+  hadoop::ClusterConf conf;
+  std::string user;
+  ClientSecurity security;  // Kerberos login on a secure cluster (client/yarn_security.h)
+  // What WebHDFS and the ApplicationClient are given: every NameNode / ResourceManager of an HA
+  // pair, in configured order (hadoop/yarn/cluster_conf.h).
+  std::string NameNodes() const { return Join(conf.NameNodeHttpAddresses(), ","); }
+};
+
+// The ResourceManagers for the ApplicationClient: their rm-ids name them in failover logs.
+Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterConf& c);
+
+// The cluster `dir` (a Hadoop conf dir) describes. `job_conf` names a keytab login
+// (tony.kerberos.*); without it a secure cluster needs kinit.
+Result<Cluster> LoadCluster(const std::string& dir,
+                            const Configuration& job_conf = Configuration());
+
+// The ResourceManager client of `cluster` (failover between an HA pair, Kerberos when secure).
+Result<std::unique_ptr<hadoop::yarn::ApplicationClient>> ConnectRm(const Cluster& cluster);
+
+// The Hadoop config dir for an application id: $HADOOP_CONF_DIR (or $YARN_CONF_DIR), else the
+// one the job was submitted with (recorded in its local job dir); "" when neither.
+std::string HadoopConfDirOf(const std::string& application_id);
+
+// The job's end as the RM reports it, for an application that ended without the coordinator
+// saying so (killed, crashed, or the client was not there to hear it).
+void ApplyFinalReport(const hadoop::yarn::pb::ApplicationReportProto& report,
+                      const std::string& app_id, rpc::JobStatus* status);
+
+}  // namespace tony::client

@@ -1,0 +1,186 @@
+#include "coordinator/status_http.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+
+#include "common/http_request.h"
+#include "common/log.h"
+#include "common/task_state.h"
+
+namespace tony {
+namespace {
+
+constexpr auto kRequestTimeout = std::chrono::seconds(5);
+
+std::string Response(int code, const char* reason, const std::string& content_type,
+                     const std::string& body, bool head_only) {
+  std::string out = "HTTP/1.1 " + std::to_string(code) + " " + reason + "\r\n";
+  out += "Content-Type: " + content_type + "\r\n";
+  out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  out += "Cache-Control: no-store\r\nConnection: close\r\n\r\n";
+  if (!head_only) out += body;
+  return out;
+}
+
+std::string Plain(int code, const char* reason, const std::string& why) {
+  return Response(code, reason, "text/plain; charset=utf-8", why + "\n", false);
+}
+
+}  // namespace
+
+std::string StatusHttpServer::Respond(std::string_view head, const std::string& status_json,
+                                      bool ok) {
+  auto req = ParseHttpRequestHead(head);
+  if (!req.ok()) return Plain(400, "Bad Request", "bad request: " + req.status().message());
+  if (req->method != "GET" && req->method != "HEAD") {
+    std::string r = Plain(405, "Method Not Allowed", "read-only: GET only");
+    return r.insert(r.find("\r\n") + 2, "Allow: GET, HEAD\r\n");
+  }
+  if (req->has_body) return Plain(400, "Bad Request", "bad request: a GET with a body");
+  // A proxy in front (the RM's) may double the leading slash.
+  std::string_view path = req->path;
+  while (path.size() > 1 && path[1] == '/') path.remove_prefix(1);
+  if (path != "/" && path != "/status.json") {
+    return Plain(404, "Not Found", "no such path; GET / for the job's status");
+  }
+  if (!ok) return Plain(500, "Internal Server Error", status_json);
+  return Response(200, "OK", "application/json", status_json, req->method == "HEAD");
+}
+
+// One connection: read the head (bounded in size and time), answer, close.
+class StatusHttpServer::Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(asio::ip::tcp::socket socket, StatusHttpServer* server)
+      : socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        status_json_(server->status_json_),
+        open_(server->open_) {
+    ++*open_;
+  }
+  ~Session() { --*open_; }
+
+  void Start() {
+    timer_.expires_after(kRequestTimeout);
+    timer_.async_wait([self = shared_from_this()](const std::error_code& ec) {
+      if (!ec) self->Close();
+    });
+    Read();
+  }
+
+ private:
+  void Read() {
+    socket_.async_read_some(
+        asio::buffer(chunk_), [self = shared_from_this()](const std::error_code& ec, size_t n) {
+          if (ec) return self->Close();
+          self->buffer_.append(self->chunk_.data(), n);
+          size_t head = HttpHeadLength(self->buffer_);
+          if (head > 0) return self->Answer(std::string_view(self->buffer_).substr(0, head));
+          if (self->buffer_.size() > kMaxHttpRequestHead) {
+            self->Write(Plain(
+                431, "Request Header Fields Too Large",
+                "the request head is over " + std::to_string(kMaxHttpRequestHead) + " bytes"));
+            return;
+          }
+          self->Read();
+        });
+  }
+
+  void Answer(std::string_view head) {
+    Result<std::string> json = status_json_();
+    Write(Respond(head, json.ok() ? *json : json.status().message(), json.ok()));
+  }
+
+  void Write(std::string response) {
+    response_ = std::move(response);
+    asio::async_write(socket_, asio::buffer(response_),
+                      [self = shared_from_this()](const std::error_code&, size_t) {
+                        std::error_code ignored;
+                        self->socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+                        self->Close();
+                      });
+  }
+
+  void Close() {
+    std::error_code ignored;
+    timer_.cancel();
+    socket_.close(ignored);
+  }
+
+  asio::ip::tcp::socket socket_;
+  asio::steady_timer timer_;
+  std::function<Result<std::string>()> status_json_;
+  std::shared_ptr<int> open_;
+  std::array<char, 1024> chunk_{};
+  std::string buffer_;
+  std::string response_;
+};
+
+StatusHttpServer::StatusHttpServer(asio::io_context& io,
+                                   std::function<Result<std::string>()> status_json)
+    : io_(io), status_json_(std::move(status_json)), acceptor_(io) {}
+
+StatusHttpServer::~StatusHttpServer() { Stop(); }
+
+Result<int> StatusHttpServer::Start(const std::string& bind_host) {
+  std::error_code ec;
+  asio::ip::address address = asio::ip::make_address(bind_host, ec);
+  if (ec) return InvalidArgument("status endpoint: bad bind address " + bind_host);
+  asio::ip::tcp::endpoint endpoint(address, 0);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Unavailable("status endpoint on " + bind_host + ": " + ec.message());
+  Accept();
+  return static_cast<int>(acceptor_.local_endpoint().port());
+}
+
+void StatusHttpServer::Stop() {
+  std::error_code ignored;
+  acceptor_.close(ignored);
+}
+
+void StatusHttpServer::Accept() {
+  acceptor_.async_accept([this](const std::error_code& ec, asio::ip::tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (!ec) {
+      if (*open_ >= kMaxConnections) {
+        std::error_code ignored;
+        socket.close(ignored);
+      } else {
+        std::make_shared<Session>(std::move(socket), this)->Start();
+      }
+    }
+    Accept();
+  });
+}
+
+std::string TaskSummaryLine(const rpc::JobStatus& status) {
+  std::vector<std::pair<std::string, std::string>> by_state;  // state -> tasks, first seen first
+  for (const auto& t : status.tasks()) {
+    std::string name = t.role() + ":" + std::to_string(t.index());
+    if (t.signal() != 0 || (t.has_exit_code() && t.exit_code() != 0)) {
+      name +=
+          " (" +
+          core::DescribeExit(t.has_exit_code() ? std::optional<int>(t.exit_code()) : std::nullopt,
+                             t.signal()) +
+          ")";
+    }
+    auto it = std::find_if(by_state.begin(), by_state.end(),
+                           [&](const auto& e) { return e.first == t.state(); });
+    if (it == by_state.end()) {
+      by_state.emplace_back(t.state(), name);
+    } else {
+      it->second += " " + name;
+    }
+  }
+  std::string line = "tasks:";
+  for (size_t i = 0; i < by_state.size(); ++i) {
+    line += (i == 0 ? " " : "; ") + by_state[i].first + " " + by_state[i].second;
+  }
+  if (by_state.empty()) line += " none";
+  return line.size() > 2000 ? line.substr(0, 1997) + "..." : line;
+}
+
+}  // namespace tony

@@ -1,0 +1,158 @@
+// The YARN AM's read-only status endpoint: the request-head parser (common/http_request.h), the
+// answers (coordinator/status_http.h), and the server over a real socket.
+#include "coordinator/status_http.h"
+
+#include <gtest/gtest.h>
+
+#include <asio.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "common/http_request.h"
+
+namespace tony {
+namespace {
+
+TEST(HttpRequestTest, FindsTheEndOfTheHead) {
+  EXPECT_EQ(HttpHeadLength("GET / HTTP/1.1\r\nHost: a\r\n"), 0u);
+  std::string crlf = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+  EXPECT_EQ(HttpHeadLength(crlf + "extra"), crlf.size());
+  std::string lf = "GET / HTTP/1.0\n\n";
+  EXPECT_EQ(HttpHeadLength(lf), lf.size());
+}
+
+TEST(HttpRequestTest, ParsesAGetWithQueryAndHeaders) {
+  auto req = ParseHttpRequestHead(
+      "GET /status.json?pretty=1 HTTP/1.1\r\nHost: nm1:8042\r\nAccept: */*\r\n\r\n");
+  ASSERT_TRUE(req.ok()) << req.status().message();
+  EXPECT_EQ(req->method, "GET");
+  EXPECT_EQ(req->path, "/status.json");
+  EXPECT_EQ(req->version, "HTTP/1.1");
+}
+
+TEST(HttpRequestTest, RefusesMalformedHeadsWithTheReason) {
+  struct Case {
+    std::string head, why;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"\r\n", "empty request"},
+           {"GET /\r\n\r\n", "request line is not"},
+           {"GET  / HTTP/1.1\r\n\r\n", "request line is not"},
+           {"GET / HTTP/2\r\n\r\n", "unsupported version HTTP/2"},
+           {"GET http://h/ HTTP/1.1\r\n\r\n", "not an absolute path"},
+           {"G(T / HTTP/1.1\r\n\r\n", "bad method"},
+           {"GET / HTTP/1.1\r\nno colon\r\n\r\n", "header line without a name"},
+           {"GET / HTTP/1.1\r\nA: b\r\n continued\r\n\r\n", "folded header"},
+           {std::string("GET / HTTP/1.1\r\nA: b\0c\r\n\r\n", 27), "control bytes in a header"},
+           {"GET /" + std::string(kMaxHttpRequestHead, 'a') + " HTTP/1.1\r\n\r\n", "at most 8192"},
+       }) {
+    auto req = ParseHttpRequestHead(c.head);
+    ASSERT_FALSE(req.ok()) << c.head;
+    EXPECT_NE(req.status().message().find(c.why), std::string::npos)
+        << c.head << ": " << req.status().message();
+  }
+  auto empty_body = ParseHttpRequestHead("GET / HTTP/1.1\r\nContent-Length: 0\r\n\r\n");
+  ASSERT_TRUE(empty_body.ok());
+  EXPECT_FALSE(empty_body->has_body);
+  for (const char* with_body : {"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n",
+                                "GET / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n"}) {
+    auto req = ParseHttpRequestHead(with_body);
+    ASSERT_TRUE(req.ok()) << with_body;
+    EXPECT_TRUE(req->has_body) << with_body;
+  }
+}
+
+TEST(StatusHttpTest, AnswersGetOnlyWithTheStatus) {
+  const std::string json = R"({"job_id": "application_1_0001"})";
+  std::string ok = StatusHttpServer::Respond("GET / HTTP/1.1\r\n\r\n", json, true);
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << ok;
+  EXPECT_NE(ok.find("Content-Type: application/json\r\n"), std::string::npos);
+  EXPECT_NE(ok.find("Content-Length: " + std::to_string(json.size()) + "\r\n"), std::string::npos);
+  EXPECT_EQ(ok.substr(ok.size() - json.size()), json);
+  std::string head = StatusHttpServer::Respond("HEAD /status.json HTTP/1.1\r\n\r\n", json, true);
+  EXPECT_EQ(head.find(json), std::string::npos) << head;
+  std::string post = StatusHttpServer::Respond("POST / HTTP/1.1\r\n\r\n", json, true);
+  EXPECT_EQ(post.rfind("HTTP/1.1 405 ", 0), 0u) << post;
+  EXPECT_NE(post.find("Allow: GET, HEAD\r\n"), std::string::npos) << post;
+  EXPECT_EQ(post.find(json), std::string::npos);
+  EXPECT_EQ(
+      StatusHttpServer::Respond("GET /etc HTTP/1.1\r\n\r\n", json, true).rfind("HTTP/1.1 404 ", 0),
+      0u);
+  std::string post_body =
+      StatusHttpServer::Respond("POST / HTTP/1.1\r\nContent-Length: 1\r\n\r\n", json, true);
+  EXPECT_EQ(post_body.rfind("HTTP/1.1 405 ", 0), 0u) << post_body;
+  std::string get_body =
+      StatusHttpServer::Respond("GET / HTTP/1.1\r\nContent-Length: 1\r\n\r\n", json, true);
+  EXPECT_EQ(get_body.rfind("HTTP/1.1 400 ", 0), 0u) << get_body;
+  EXPECT_EQ(get_body.find(json), std::string::npos);
+  std::string bad = StatusHttpServer::Respond("GET x HTTP/1.1\r\n\r\n", json, true);
+  EXPECT_EQ(bad.rfind("HTTP/1.1 400 ", 0), 0u) << bad;
+  EXPECT_NE(bad.find("not an absolute path"), std::string::npos) << bad;
+}
+
+TEST(StatusHttpTest, TaskSummaryNamesEveryTaskByStateWithItsExitCode) {
+  rpc::JobStatus status;
+  auto add = [&status](const char* role, int index, const char* state, std::optional<int> exit) {
+    rpc::TaskStatus* t = status.add_tasks();
+    t->set_role(role);
+    t->set_index(index);
+    t->set_state(state);
+    if (exit) t->set_exit_code(*exit);
+  };
+  EXPECT_EQ(TaskSummaryLine(status), "tasks: none");
+  add("worker", 0, "SUCCEEDED", 0);
+  add("ps", 0, "FAILED", 3);
+  add("worker", 1, "SUCCEEDED", 0);
+  add("chief", 0, "LOST", std::nullopt);
+  add("evaluator", 0, "FAILED", std::nullopt);
+  status.mutable_tasks()->rbegin()->set_signal(9);
+  EXPECT_EQ(TaskSummaryLine(status),
+            "tasks: SUCCEEDED worker:0 worker:1; FAILED ps:0 (exit 3) evaluator:0 (signal 9 "
+            "(SIGKILL)); LOST chief:0");
+}
+
+// Sends `request` to the server on `port` and reads until it closes the connection.
+std::string Exchange(int port, const std::string& request) {
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect({asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
+  std::error_code ec;
+  asio::write(s, asio::buffer(request), ec);
+  std::string out;
+  std::array<char, 4096> buf{};
+  for (;;) {
+    size_t n = s.read_some(asio::buffer(buf), ec);
+    out.append(buf.data(), n);
+    if (ec) break;
+  }
+  return out;
+}
+
+TEST(StatusHttpTest, ServesOverASocketAndRefusesAnOversizedHead) {
+  asio::io_context io;
+  int calls = 0;
+  StatusHttpServer server(io, [&calls]() -> Result<std::string> {
+    ++calls;
+    return std::string(R"({"phase": "RUNNING"})");
+  });
+  auto port = server.Start("127.0.0.1");
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  auto guard = asio::make_work_guard(io);
+  std::thread loop([&io] { io.run(); });
+  std::string ok = Exchange(*port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200 OK", 0), 0u) << ok;
+  EXPECT_NE(ok.find(R"({"phase": "RUNNING"})"), std::string::npos) << ok;
+  // Just over the bound, and no more: the server reads all of it, so its close sends no RST.
+  std::string big = Exchange(*port, "GET /" + std::string(kMaxHttpRequestHead + 10, 'a'));
+  EXPECT_EQ(big.rfind("HTTP/1.1 431 ", 0), 0u) << big.substr(0, 100);
+  asio::post(io, [&] {
+    server.Stop();
+    guard.reset();
+  });
+  loop.join();
+  EXPECT_EQ(calls, 1);  // the refused request never asked for the status
+}
+
+}  // namespace
+}  // namespace tony
