@@ -304,7 +304,11 @@ int32_t Connection::AsyncCall(std::string_view method, const google::protobuf::M
     healthy_ = false;
     Callback cb;
     {
-      std::lock_guard<std::mutex> lock(calls_mu_);
+      // A server that refuses the connection (a FATAL reply, e.g. "SIMPLE authentication is not
+      // enabled") closes it at once, so the send can fail with EPIPE before the reader has read
+      // the reason: give the reader a moment to fail the call with the server's own words.
+      std::unique_lock<std::mutex> lock(calls_mu_);
+      closed_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return closed_; });
       auto it = calls_.find(call_id);
       if (it != calls_.end()) {
         cb = std::move(it->second);
@@ -399,6 +403,7 @@ void Connection::FailAll(const Status& status) {
     calls.swap(calls_);
     closed_ = true;
   }
+  closed_cv_.notify_all();
   for (auto& [id, cb] : calls) cb(status);
 }
 

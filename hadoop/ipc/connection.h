@@ -148,6 +148,7 @@ class Connection {
   std::map<int32_t, Callback> calls_;  // guarded by calls_mu_
   bool closed_ = false;                // guarded by calls_mu_
   Status broken_;                      // guarded by calls_mu_: why the connection died
+  std::condition_variable closed_cv_;  // notified when closed_ turns true
 
   std::thread reader_;
 };
