@@ -1,5 +1,6 @@
 #include "executor/control_plane.h"
 
+#include <type_traits>
 #include <utility>
 
 namespace tony {
@@ -46,7 +47,8 @@ void ControlPlane::Issue(int timeout_ms, const char* what, Start start, Done don
   client_.Prepare(&call->context, timeout_ms);
   call->on_complete = [what, done = std::move(done)](TypedCall<Response>& c) {
     Status s = rpc::FromGrpc(c.status, what);
-    if constexpr (std::is_invocable_v<Done, Status>) {
+    // Result<T> converts from Status, so test the callback's exact type, not what it accepts.
+    if constexpr (std::is_same_v<Done, std::function<void(Status)>>) {
       done(s);
     } else {
       if (!s.ok()) {
