@@ -56,7 +56,7 @@ void ResultReporter::Send(rpc::ReportResultRequest request, std::function<void(b
 
 void ResultReporter::Attempt() {
   ++attempt_;
-  control_.ReportResult(request_, kRpcTimeoutMs, [this](Status s) { OnAnswer(s); });
+  control_.ReportResult(request_, kRpcTimeoutMs, [this](const Status& s) { OnAnswer(s); });
 }
 
 void ResultReporter::OnAnswer(const Status& s) {

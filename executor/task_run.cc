@@ -57,7 +57,7 @@ void TaskRun::SendRegister() {
   *req.mutable_task() = id_.Ref();
   req.set_host(id_.host);
   req.set_port(port_.port());
-  control_.RegisterTask(req, kRpcTimeoutMs, [this](Status s) { OnRegistered(s); });
+  control_.RegisterTask(req, kRpcTimeoutMs, [this](const Status& s) { OnRegistered(s); });
 }
 
 void TaskRun::OnRegistered(const Status& s) {
