@@ -11,7 +11,7 @@ constexpr int kRpcTimeoutMs = 10'000;
 constexpr int kReportAttempts = 3;
 // The stderr tail in a failure message: tony.task.error-message-max-depth lines and at most this
 // many bytes (a progress bar is one multi-megabyte line of \r-separated redraws).
-constexpr size_t kTailMaxBytes = 8 * 1024;
+constexpr size_t kTailMaxBytes = size_t{8} * 1024;
 
 }  // namespace
 

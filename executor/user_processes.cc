@@ -31,10 +31,7 @@ Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const 
 }
 
 UserProcesses::UserProcesses(EventLoop& loop, int64_t grace_ms, std::function<void()> on_all_ended)
-    : loop_(loop),
-      grace_ms_(grace_ms),
-      on_all_ended_(std::move(on_all_ended)),
-      kill_timer_(loop, [this] {
+    : grace_ms_(grace_ms), on_all_ended_(std::move(on_all_ended)), kill_timer_(loop, [this] {
         TONY_LOG(kWarning) << "the user processes outlived the " << grace_ms_
                            << " ms grace period; sending SIGKILL";
         SignalAll(SIGKILL);

@@ -69,7 +69,6 @@ class UserProcesses {
   };
   void SignalAll(int sig);
 
-  EventLoop& loop_;
   int64_t grace_ms_;
   std::function<void()> on_all_ended_;
   std::vector<Process> procs_;
