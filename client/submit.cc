@@ -1,5 +1,7 @@
 #include "client/submit.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -186,11 +188,23 @@ std::string ChooseEngine(const SubmitOptions& o) {
   return "local";
 }
 
-Result<pid_t> StartCoordinator(const SubmitOptions& o, const history::JobPaths& paths,
-                               const std::string& secret) {
+// The coordinator's process, and the read end of the pipe on which it says where it listens.
+struct StartedCoordinator {
+  pid_t pid = 0;
+  int ready_fd = -1;
+};
+
+Result<StartedCoordinator> StartCoordinator(const SubmitOptions& o, const history::JobPaths& paths,
+                                            const std::string& secret) {
+  int ready[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0) return ErrnoStatus("pipe2", errno);
+  // Only the write end crosses exec, as TONY_READY_FD (the coordinator writes one line, its
+  // address, once it listens, and closes it).
+  ::fcntl(ready[1], F_SETFD, 0);
   SpawnOptions so;
   so.argv = {o.tony_binary, "am", "--job-dir", paths.root};
   so.env = CurrentEnvironment();
+  so.env[kReadyFdEnv] = std::to_string(ready[1]);
   // The secret goes on a pipe, never into the job dir: the job's tasks run as this user and can
   // read every file it can (README, "the job secret").
   so.stdin_data = secret + "\n";
@@ -200,23 +214,54 @@ Result<pid_t> StartCoordinator(const SubmitOptions& o, const history::JobPaths& 
   // Its own session: Ctrl-C in this terminal reaches only the client, which then stops the job
   // on purpose; and the job can outlive the client, as on YARN.
   so.group = ProcessGroupMode::kNewSession;
-  return Spawn(so);
+  auto pid = Spawn(so);
+  ::close(ready[1]);
+  if (!pid.ok()) {
+    ::close(ready[0]);
+    return pid.status();
+  }
+  return StartedCoordinator{*pid, ready[0]};
 }
 
-// Waits for the coordinator to say where it listens.
-Result<history::AmInfo> WaitForCoordinator(const history::JobPaths& paths, pid_t am_pid) {
-  int64_t deadline = SystemClock().MonotonicMs() + 30'000;
-  while (SystemClock().MonotonicMs() < deadline) {
-    if (PathExists(paths.AmInfo())) return history::ReadAmInfo(paths);
-    int st = 0;
-    if (::waitpid(am_pid, &st, WNOHANG) == am_pid) {
-      return Unavailable("the coordinator exited during start-up (" + DescribeWaitStatus(st) +
+// Waits for the coordinator to say where it listens: one line on the ready pipe (no polling of
+// am.json, which stays the record for later `tony status` and `tony kill`). End of file first
+// means the coordinator exited during start-up.
+Result<history::AmInfo> WaitForCoordinator(const history::JobPaths& paths,
+                                           const StartedCoordinator& am) {
+  constexpr int kStartupBoundMs = 30'000;
+  int64_t deadline = SystemClock().MonotonicMs() + kStartupBoundMs;
+  std::string line;
+  while (line.find('\n') == std::string::npos) {
+    int64_t left = deadline - SystemClock().MonotonicMs();
+    pollfd p{am.ready_fd, POLLIN, 0};
+    int n = left > 0 ? ::poll(&p, 1, static_cast<int>(left)) : 0;
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) {
+      return DeadlineExceeded("the coordinator did not start within 30 s; see " + paths.AmLog());
+    }
+    char buf[256];
+    ssize_t got = ::read(am.ready_fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      std::optional<int> st = AwaitChildExit(am.pid, 5'000);
+      return Unavailable("the coordinator exited during start-up (" +
+                         (st ? DescribeWaitStatus(*st) : std::string("still running")) +
                          "); its log " + paths.AmLog() + " ends with:\n" +
                          Join(TailLines(paths.AmLog(), 20), "\n"));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    line.append(buf, static_cast<size_t>(got));
   }
-  return DeadlineExceeded("the coordinator did not start within 30 s; see " + paths.AmLog());
+  line.resize(line.find('\n'));
+  size_t colon = line.rfind(':');
+  auto port = colon == std::string::npos ? std::nullopt : ParseInt64(line.substr(colon + 1));
+  if (!port || *port <= 0 || *port > 65535) {
+    return Internal("the coordinator announced \"" + line + "\", expected host:port");
+  }
+  history::AmInfo info;
+  info.host = line.substr(0, colon);
+  info.port = static_cast<int>(*port);
+  info.pid = static_cast<int>(am.pid);
+  return info;
 }
 
 // The local engine's hooks for FollowJob: the coordinator is a child process of this client. One
@@ -407,26 +452,28 @@ int Submit(const SubmitOptions& o) {
 
   InstallInterruptHandlers();
 
-  auto am_pid = StartCoordinator(o, paths, secret);
-  if (!am_pid.ok()) {
-    std::cerr << "tony: error: " << am_pid.status().message() << "\n";
+  auto started = StartCoordinator(o, paths, secret);
+  if (!started.ok()) {
+    std::cerr << "tony: error: " << started.status().message() << "\n";
     return kExitJobFailed;
   }
-  auto am = WaitForCoordinator(paths, *am_pid);
+  const pid_t am_pid = started->pid;
+  auto am = WaitForCoordinator(paths, *started);
+  ::close(started->ready_fd);
   if (!am.ok()) {
-    KillSession(*am_pid);
+    KillSession(am_pid);
     std::cerr << "tony: error: " << am.status().message() << "\n";
     return kExitJobFailed;
   }
-  LocalFollower follower(paths, *am, *am_pid, secret,
+  LocalFollower follower(paths, *am, am_pid, secret,
                          spec->heartbeat_interval_ms * std::max(1, spec->max_missed_heartbeats));
   rpc::JobStatus final_status = FollowJob(follower);
   // Reap the coordinator (it exits once it has told us the end), so no zombie is left. Waited
   // for on its exit, not polled: every local job's wall time includes this wait.
   int st = 0;
-  if (!AwaitChildExit(*am_pid, 3'000) && ::waitpid(*am_pid, &st, WNOHANG) == 0) {
-    KillSession(*am_pid);
-    ::waitpid(*am_pid, &st, 0);
+  if (!AwaitChildExit(am_pid, 3'000) && ::waitpid(am_pid, &st, WNOHANG) == 0) {
+    KillSession(am_pid);
+    ::waitpid(am_pid, &st, 0);
   }
   std::cout << RenderSummary(final_status) << std::flush;
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;

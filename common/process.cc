@@ -90,6 +90,7 @@ Result<pid_t> Spawn(const SpawnOptions& options) {
   env_strings.reserve(options.env.size());
   for (const auto& [k, v] : options.env) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp;
+  envp.reserve(env_strings.size() + 1);
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
   bool same_output = !options.stdout_path.empty() && options.stdout_path == options.stderr_path;

@@ -68,6 +68,9 @@ Status MakeNonDumpable();
 Result<std::string> ReadSecretFromFd(int fd);
 // The variable that tells a tony process which fd holds its job secret ("0": stdin).
 inline constexpr char kSecretFdEnv[] = "TONY_SECRET_FD";
+// The variable that tells a local coordinator which fd to write its address to ("host:port\n")
+// once it listens; the submitting client waits on the pipe's other end.
+inline constexpr char kReadyFdEnv[] = "TONY_READY_FD";
 
 // PR_SET_CHILD_SUBREAPER: descendants orphaned below this process (a daemon that left its session
 // with setsid, a double fork) are reparented to it rather than to init, so KillDescendants()

@@ -19,10 +19,10 @@ constexpr int kMaxSubstitutions = 20;
 // Each round replaces every reference, so a value naming itself several times would grow
 // exponentially over the rounds ("${a}${a}" in a: 2^20 copies); past this size references stay
 // literal (or past the value's own size, if larger).
-constexpr size_t kMaxExpandedBytes = 64 * 1024;
+constexpr size_t kMaxExpandedBytes = size_t{64} * 1024;
 // A job file is a few kB; past this it is a mistake (a dataset, /dev/zero), refused before it
 // is read into memory.
-constexpr size_t kMaxConfigFileBytes = 16 * 1024 * 1024;
+constexpr size_t kMaxConfigFileBytes = size_t{16} * 1024 * 1024;
 
 // The value of a ${name} reference, or nullopt when nothing defines it. Hadoop checks system
 // properties first; of those only user.name means anything outside a JVM.

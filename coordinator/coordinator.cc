@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -64,6 +67,26 @@ Coordinator::Coordinator(CoordinatorOptions options, JobSpec spec, const EngineF
 
 Coordinator::~Coordinator() = default;
 
+namespace {
+
+// The local client's ready pipe (TONY_READY_FD): one line, then closed, and the variable unset so
+// that no executor inherits either.
+void AnnounceAddress(const std::string& address) {
+  const char* fd_env = std::getenv(kReadyFdEnv);
+  if (fd_env == nullptr) return;
+  auto fd = ParseInt64(fd_env);
+  ::unsetenv(kReadyFdEnv);
+  if (!fd || *fd < 0) return;
+  std::string line = address + "\n";
+  if (::write(static_cast<int>(*fd), line.data(), line.size()) < 0) {
+    TONY_LOG(kWarning) << "could not tell the client where the coordinator listens (fd " << *fd
+                       << "): " << std::strerror(errno);
+  }
+  ::close(static_cast<int>(*fd));
+}
+
+}  // namespace
+
 Status Coordinator::StartServer() {
   service_ = MakeCoordinatorService(this);
   grpc::ServerBuilder builder;
@@ -79,7 +102,9 @@ Status Coordinator::StartServer() {
   port_.store(port);
   history::AmInfo info{options_.advertised_host, port, static_cast<int>(::getpid()),
                        ProcessStartId(::getpid())};
-  return history::WriteAmInfo(paths_, info);
+  TONY_RETURN_IF_ERROR(history::WriteAmInfo(paths_, info));
+  AnnounceAddress(info.Address());
+  return Status::Ok();
 }
 
 Status Coordinator::StartStatusEndpoint() {

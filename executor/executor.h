@@ -6,15 +6,19 @@
 // archives into the working directory (executor/localize.h); reserve the task's port by binding it;
 // register host:port; wait (long-poll) for the cluster spec; build the framework's environment;
 // release the port and start the user command (`bash -c`) in a process group of its own with
-// stdout/stderr in files; heartbeat while it runs; forward SIGTERM/SIGINT to it (SIGKILL after a
-// grace period); report the exit code with the last lines of stderr (capped in lines and bytes);
-// kill every descendant left (the executor is a child subreaper, so daemons that left the session
-// are found too); exit with the user process's exit code.
+// stdout/stderr in files; heartbeat while it runs; forward SIGTERM/SIGINT/SIGHUP to it (SIGKILL
+// after a grace period); report the exit code, the signal that ended it and whether the executor
+// stopped it, with the last lines of stderr (capped in lines and bytes); kill every descendant
+// left (the executor is a child subreaper, so daemons that left the session are found too); exit
+// with the user process's exit code. A stop before the user process starts exits 1 without
+// starting it.
 //
 // If the coordinator answers no heartbeat for max-missed-heartbeats intervals, the executor
-// kills its user process and exits 1 (TonY #637/#638): a lost coordinator leaves nothing running.
+// kills its user process and exits (TonY #637/#638): a lost coordinator leaves nothing running.
 //
-// Single-threaded except for the heartbeat thread, which shares only atomics with the main one.
+// Threading: one event loop (executor/event_loop.h) runs everything from registration on
+// (executor/task_run.h); gRPC's completion-queue thread (executor/control_plane.h) and the
+// framework's readiness wait only post their results to it.
 #pragma once
 
 #include "common/status.h"

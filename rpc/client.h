@@ -44,9 +44,12 @@ class CoordinatorClient {
 
   const std::string& address() const { return address_; }
 
- private:
+  // For asynchronous callers (the executor's loop, executor/control_plane.h): the stub, and a
+  // context carrying the secret and the deadline, as every call above prepares its own.
+  Coordinator::Stub& stub() { return *stub_; }
   void Prepare(grpc::ClientContext* context, int timeout_ms) const;
 
+ private:
   std::string address_;
   std::string secret_;
   std::shared_ptr<grpc::Channel> channel_;

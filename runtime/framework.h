@@ -1,15 +1,19 @@
-// What tony does differently per tony.application.framework, beyond the task environment
-// (runtime.h: ValidateForFramework, BuildTaskEnv): the roles a framework adds to the job, the
-// files its tasks need, and when a task's user process may start. Callers (client/submit,
-// executor/) ask these functions and never test a framework's name themselves, so a new
-// framework touches this folder only.
+// Framework: everything tony does differently per tony.application.framework, as one
+// implementation of one interface per framework (runtime/<framework>.cc), registered in
+// runtime/registry.cc. Callers (client/submit, executor/, the coordinator's validation) use the
+// free functions below and never test a framework's name; adding a framework (XGBoost, Ray) is a
+// new file here and one line in the registry (plus its name in config's FrameworkNames(), the
+// key's allowed values, which FrameworkNamesTest keeps equal to the registry).
 //
-// Threading: pure functions, except WaitUntilReady, which blocks its caller (the executor,
-// before the user process starts).
+// Threading: the registry is built once and then read-only; every method is a pure function
+// except WaitUntilReady, which blocks its caller (the executor runs it off its loop).
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "common/process.h"
 #include "common/status.h"
 #include "config/configuration.h"
 #include "config/job_spec.h"
@@ -17,18 +21,32 @@
 
 namespace tony::runtime {
 
-// At submit, before the JobSpec is built: the roles the framework adds unless the job brings its
-// own (Horovod: TonY's untracked one-task `driver`, runtime/horovod_driver.h). `python` is the
-// job's interpreter (tony.python-exec-path), empty for the default.
+class Framework {
+ public:
+  virtual ~Framework() = default;
+  // The tony.application.framework value, lower case.
+  virtual std::string_view name() const = 0;
+  // Checks the job's shape against what the framework needs; errors name the keys to change.
+  virtual Status Validate(const JobSpec& spec) const;
+  // At submit, before the JobSpec is built: the roles the framework adds unless the job brings its
+  // own. `python` is the job's interpreter (tony.python-exec-path), empty for the default.
+  virtual void AddRoles(Configuration& conf, const std::string& python) const;
+  // The framework's own variables for one user process (CommonTaskEnv comes on top of them).
+  virtual Result<EnvMap> TaskEnv(const TaskEnvInput& in) const = 0;
+  // In the executor, after localization: files the task needs in its working directory.
+  virtual Status PrepareTask(const JobSpec& spec, const std::string& role) const;
+  // In the executor, once the cluster spec is known: returns when the task's user process may
+  // start, or an error after a bound.
+  virtual Status WaitUntilReady(const JobSpec& spec, const std::string& role,
+                                const Cluster& cluster) const;
+};
+
+// The registered framework called `name` (lower case), or nullptr.
+const Framework* FindFramework(std::string_view name);
+
+// Through the registry, for the job's framework:
 void AddFrameworkRoles(Configuration& conf, const std::string& python);
-
-// In the executor, after localization: files the task needs in its working directory (Horovod's
-// driver: the rendezvous script).
 Status PrepareTask(const JobSpec& spec, const std::string& role);
-
-// In the executor, once the cluster spec is known: returns when the task's user process may
-// start (Horovod's workers: once the driver serves the gloo rendezvous, which its clients give up
-// on after a few tries), or an error after a bound.
 Status WaitUntilReady(const JobSpec& spec, const std::string& role, const Cluster& cluster);
 
 }  // namespace tony::runtime

@@ -7,8 +7,17 @@
 // on its host, as TonY's executors do. The gloo rendezvous server (horovod's HTTP key-value store)
 // is at the `driver` task when the job has one (TonY's layout: the driver runs horovod's
 // RendezvousServer on its reserved port), else at worker 0's reserved port.
+//
+// TonY's job shape for Horovod adds an untracked one-task `driver` role that serves the
+// rendezvous (runtime/horovod_driver.h); workers start once it listens.
 #include <algorithm>
 
+#include "common/files.h"
+#include "common/log.h"
+#include "common/net.h"
+#include "common/strings.h"
+#include "runtime/frameworks.h"
+#include "runtime/horovod_driver.h"
 #include "runtime/peers.h"
 #include "runtime/runtime.h"
 
@@ -36,7 +45,80 @@ std::vector<HostSlots> HostsInOrder(const std::vector<std::string>& workers) {
   return hosts;
 }
 
+constexpr int64_t kHorovodDriverWaitMs = 120'000;
+
+// Horovod is all-reduce among workers, as horovodrun runs it (docs/tony-compat.md §4.3).
+Status ValidateHorovod(const JobSpec& spec) {
+  if (Instances(spec, "ps") > 0) {
+    return InvalidArgument(
+        "tony.application.framework = horovod has no parameter servers: "
+        "its workers all-reduce among themselves (set tony.ps.instances = 0)");
+  }
+  if (Instances(spec, "worker") < 1) {
+    return InvalidArgument(
+        "tony.application.framework = horovod needs tony.worker.instances to "
+        "be at least 1");
+  }
+  if (spec.mode == DistributedMode::kFcfs) {
+    return InvalidArgument(
+        "tony.application.framework = horovod needs every worker in the "
+        "rendezvous: set tony.application.distributed-mode = GANG");
+  }
+  return Status::Ok();
+}
+
+void AddHorovodDriver(Configuration& conf, const std::string& python) {
+  if (ParseInt64(conf.GetOr("tony.driver.instances", "0")).value_or(0) > 0) return;
+  const std::string source = "horovod runtime";
+  conf.Set("tony.driver.instances", "1", source);
+  conf.Set("tony.driver.vcores", "1", source);
+  conf.Set("tony.driver.memory", "512m", source);
+  conf.Set("tony.driver.command",
+           (python.empty() ? "python3" : python) + " " + std::string(kHorovodDriverFile), source);
+  std::string untracked = conf.GetOr("tony.application.untracked.jobtypes", "ps");
+  conf.Set("tony.application.untracked.jobtypes",
+           untracked.empty() ? "driver" : untracked + ",driver", source);
+}
+
+// TonY makes Horovod's workers wait for the driver's callback likewise.
+Status WaitForHorovodDriver(const Cluster& cluster) {
+  auto driver = cluster.find("driver");
+  if (driver == cluster.end() || driver->second.empty()) return Status::Ok();
+  const std::string& address = driver->second.front();
+  size_t colon = address.rfind(':');
+  int port = colon == std::string::npos
+                 ? 0
+                 : static_cast<int>(ParseInt64(address.substr(colon + 1)).value_or(0));
+  if (port <= 0) return Internal("bad driver address " + address);
+  TONY_LOG(kInfo) << "waiting for the horovod rendezvous at " << address;
+  if (!WaitForTcpListener(address.substr(0, colon), port, kHorovodDriverWaitMs)) {
+    return DeadlineExceeded("the horovod driver at " + address +
+                            " did not serve the rendezvous within 120 s");
+  }
+  return Status::Ok();
+}
+
+class Horovod final : public Framework {
+ public:
+  std::string_view name() const override { return "horovod"; }
+  Status Validate(const JobSpec& spec) const override { return ValidateHorovod(spec); }
+  void AddRoles(Configuration& conf, const std::string& python) const override {
+    AddHorovodDriver(conf, python);
+  }
+  Result<EnvMap> TaskEnv(const TaskEnvInput& in) const override { return HorovodEnv(in); }
+  Status PrepareTask(const JobSpec& /*spec*/, const std::string& role) const override {
+    if (role != "driver") return Status::Ok();
+    return WriteFileAtomic(std::string(kHorovodDriverFile), std::string(kHorovodDriverScript));
+  }
+  Status WaitUntilReady(const JobSpec& /*spec*/, const std::string& role,
+                        const Cluster& cluster) const override {
+    return role == "driver" ? Status::Ok() : WaitForHorovodDriver(cluster);
+  }
+};
+
 }  // namespace
+
+std::unique_ptr<Framework> MakeHorovod() { return std::make_unique<Horovod>(); }
 
 std::vector<HorovodSlot> HorovodSlots(const std::vector<std::string>& workers) {
   std::vector<HostSlots> hosts = HostsInOrder(workers);

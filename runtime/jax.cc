@@ -10,10 +10,29 @@
 //
 // Process 0 is the first task of ProcessGroupRoles (chief, else worker 0); its reserved port is
 // the coordinator's, which jax binds in process 0 once the executor has released it.
+#include "runtime/frameworks.h"
 #include "runtime/peers.h"
 #include "runtime/runtime.h"
 
 namespace tony::runtime {
+namespace {
+
+class Jax final : public Framework {
+ public:
+  std::string_view name() const override { return "jax"; }
+  Status Validate(const JobSpec& spec) const override {
+    TONY_RETURN_IF_ERROR(NeedProcessGroupRoot(spec));
+    if (spec.mode == DistributedMode::kFcfs) {
+      return InvalidArgument(
+          "tony.application.framework = jax starts all processes together and cannot run with "
+          "tony.application.distributed-mode = FCFS (use GANG)");
+    }
+    return Status::Ok();
+  }
+  Result<EnvMap> TaskEnv(const TaskEnvInput& in) const override { return JaxEnv(in); }
+};
+
+}  // namespace
 
 Result<EnvMap> JaxEnv(const TaskEnvInput& in) {
   EnvMap env;
@@ -41,5 +60,7 @@ Result<EnvMap> JaxEnv(const TaskEnvInput& in) {
   }
   return env;
 }
+
+std::unique_ptr<Framework> MakeJax() { return std::make_unique<Jax>(); }
 
 }  // namespace tony::runtime

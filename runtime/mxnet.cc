@@ -3,6 +3,7 @@
 // TonY maps job names straight to DMLC roles: the `scheduler`, `server` and `worker` roles. ps-lite
 // connects to the scheduler by IP address, so the scheduler's host is resolved here; its port is
 // the one the scheduler's executor reserved and released for the scheduler process to bind.
+#include "runtime/frameworks.h"
 #include "runtime/peers.h"
 #include "runtime/runtime.h"
 
@@ -13,6 +14,40 @@ int RoleSize(const Cluster& cluster, const std::string& role) {
   auto it = cluster.find(role);
   return it == cluster.end() ? 0 : static_cast<int>(it->second.size());
 }
+
+// MXNet's parameter server is ps-lite: one scheduler, servers and workers (TonY #370).
+Status Validate(const JobSpec& spec) {
+  if (Instances(spec, "scheduler") != 1) {
+    return InvalidArgument(
+        "tony.application.framework = mxnet needs exactly one scheduler task, "
+        "but tony.scheduler.instances = " +
+        std::to_string(Instances(spec, "scheduler")) + " (set it to 1)");
+  }
+  if (Instances(spec, "ps") > 0) {
+    return InvalidArgument(
+        "tony.application.framework = mxnet has no ps role: its parameter "
+        "servers are the server role (set tony.ps.instances = 0 and "
+        "tony.server.instances instead)");
+  }
+  if (Instances(spec, "server") < 1 || Instances(spec, "worker") < 1) {
+    return InvalidArgument(
+        "tony.application.framework = mxnet needs tony.server.instances and "
+        "tony.worker.instances to be at least 1");
+  }
+  if (spec.mode == DistributedMode::kFcfs) {
+    return InvalidArgument(
+        "tony.application.framework = mxnet needs every task's address before "
+        "any starts: set tony.application.distributed-mode = GANG");
+  }
+  return Status::Ok();
+}
+
+class Mxnet final : public Framework {
+ public:
+  std::string_view name() const override { return "mxnet"; }
+  Status Validate(const JobSpec& spec) const override { return runtime::Validate(spec); }
+  Result<EnvMap> TaskEnv(const TaskEnvInput& in) const override { return MxnetEnv(in); }
+};
 
 }  // namespace
 
@@ -43,5 +78,7 @@ Result<EnvMap> MxnetEnv(const TaskEnvInput& in) {
   env.merge(dmlc);
   return env;
 }
+
+std::unique_ptr<Framework> MakeMxnet() { return std::make_unique<Mxnet>(); }
 
 }  // namespace tony::runtime

@@ -1,5 +1,7 @@
 // Runtimes: what each framework needs in its user process's environment to find its peers.
 //
+// Each framework is one runtime::Framework (runtime/framework.h), listed in runtime/registry.cc.
+//
 // Input: the job spec, the task's identity and the published cluster spec (role -> "host:port"
 // list). Output: environment variables for the user process. Pure functions; the executor calls
 // them once the coordinator releases the cluster spec.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs what is needed, checks formatting, builds
-# tony twice (release, and ASan+UBSan), fuzzes each decoder briefly (scripts/fuzz.sh), and runs
-# every CTest tier: unit, local, frameworks, yarn, secure.
+# tony twice (release, and ASan+UBSan), runs clang-tidy (scripts/clang-tidy.sh), fuzzes each
+# decoder briefly (scripts/fuzz.sh), and runs every CTest tier: unit, local, frameworks, yarn,
+# secure.
 # Usage: scripts/test.sh [ctest args...]   e.g. scripts/test.sh -L unit
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,8 @@ clang-format --dry-run -Werror $files
 
 echo "== build (release)"
 bash scripts/build.sh default
+echo "== clang-tidy (.clang-tidy; scripts/clang-tidy.sh)"
+bash scripts/clang-tidy.sh
 echo "== build (ASan+UBSan)"
 bash scripts/build.sh asan
 echo "== fuzz every decoder for 20 s (clang, libFuzzer; scripts/fuzz.sh)"

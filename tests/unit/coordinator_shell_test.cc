@@ -330,6 +330,11 @@ TEST(CoordinatorShellTest, DeclaresALostHeartbeatAtTheConfiguredTime) {
   EXPECT_EQ(shell.Engine().Record().stopped[0], lost);
   auto told = Beat(shell.Client(), "worker", 1);
   EXPECT_TRUE(!told.ok() || told->stop());
+  EXPECT_EQ(shell.WaitForExit(), 1);
+  EXPECT_EQ(shell.Engine().Record().final_status, rpc::FAILED);
+  // The engine gets the job's message and the task summary line (the RM's diagnostics).
+  EXPECT_EQ(shell.Engine().Record().final_message,
+            after.message() + "\ntasks: LOST worker:0; STOPPED worker:1");
 }
 
 TEST(CoordinatorShellTest, FailsTheJobAtTheApplicationTimeout) {
@@ -348,6 +353,10 @@ TEST(CoordinatorShellTest, FailsTheJobAtTheApplicationTimeout) {
   EXPECT_EQ(status.message(), "application timed out after 60000 ms (tony.application.timeout)");
   EXPECT_EQ(shell.WaitForExit(), 1);
   EXPECT_EQ(shell.Engine().Record().stopped.size(), 2u);
+  // What the engine was told at shutdown (on YARN: the application's final status).
+  EXPECT_EQ(shell.Engine().Record().final_status, rpc::FAILED);
+  EXPECT_EQ(shell.Engine().Record().final_message,
+            status.message() + "\ntasks: STOPPED worker:0 worker:1");
 }
 
 TEST(CoordinatorShellTest, ATaskFailureEndsTheJob) {
@@ -364,6 +373,7 @@ TEST(CoordinatorShellTest, ATaskFailureEndsTheJob) {
   ASSERT_EQ(record.stopped.size(), 1u);
   EXPECT_EQ(record.stopped[0], shell.ContainerOf("worker", 0));
   EXPECT_EQ(shell.WaitForExit(), 1);
+  EXPECT_EQ(shell.Engine().Record().final_status, rpc::FAILED);
 }
 
 TEST(CoordinatorShellTest, ShutsDownAsSoonAsTheClientHasReadTheEnd) {
@@ -376,6 +386,7 @@ TEST(CoordinatorShellTest, ShutsDownAsSoonAsTheClientHasReadTheEnd) {
   // No simulated time passes: reading the end is what ends the coordinator, not a tick.
   EXPECT_EQ(shell.WaitForExit(), 0);
   EXPECT_EQ(shell.Engine().Record().shutdowns, 1);
+  EXPECT_EQ(shell.Engine().Record().final_status, rpc::SUCCEEDED);
   // The control plane is gone.
   rpc::GetJobStatusRequest req;
   EXPECT_FALSE(shell.Client().GetJobStatus(req, 2'000).ok());
@@ -410,6 +421,9 @@ TEST(CoordinatorShellTest, AKillStopsEveryTaskAndEndsTheJobKilled) {
   EXPECT_EQ(shell.Engine().Record().stopped.size(), 2u);
   EXPECT_EQ(shell.WaitForExit(), 1);
   EXPECT_EQ(shell.Engine().Record().shutdowns, 1);
+  EXPECT_EQ(shell.Engine().Record().final_status, rpc::KILLED);
+  EXPECT_EQ(shell.Engine().Record().final_message,
+            "killed by user (test)\ntasks: STOPPED worker:0 worker:1");
 }
 
 TEST(CoordinatorShellTest, RefusesCallsWithoutTheJobSecret) {

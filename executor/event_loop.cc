@@ -1,0 +1,169 @@
+#include "executor/event_loop.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "common/log.h"
+
+namespace tony {
+namespace {
+
+sigset_t LoopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&set, sig);
+  return set;
+}
+
+timespec FromMs(int64_t ms) {
+  timespec t{};
+  t.tv_sec = static_cast<time_t>(ms / 1000);
+  t.tv_nsec = static_cast<long>((ms % 1000) * 1'000'000);
+  return t;
+}
+
+}  // namespace
+
+void BlockLoopSignals() {
+  sigset_t set = LoopSignals();
+  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
+Timer::Timer(EventLoop& loop, std::function<void()> on_fire)
+    : loop_(loop), on_fire_(std::move(on_fire)) {
+  fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  if (fd_ < 0) {
+    TONY_LOG(kError) << "timerfd_create: " << std::strerror(errno);
+    return;
+  }
+  loop_.Watch(fd_, [this] {
+    uint64_t expirations = 0;
+    if (::read(fd_, &expirations, sizeof expirations) != sizeof expirations) return;
+    on_fire_();
+  });
+}
+
+Timer::~Timer() {
+  if (fd_ < 0) return;
+  loop_.Unwatch(fd_);
+  ::close(fd_);
+}
+
+void Timer::Arm(int64_t delay_ms, int64_t period_ms) {
+  if (fd_ < 0) return;
+  itimerspec spec{};
+  // A zero it_value disarms a timerfd: "now" is one nanosecond.
+  spec.it_value = delay_ms > 0 ? FromMs(delay_ms) : timespec{0, 1};
+  if (period_ms > 0) spec.it_interval = FromMs(period_ms);
+  ::timerfd_settime(fd_, 0, &spec, nullptr);
+}
+
+void Timer::Disarm() {
+  if (fd_ < 0) return;
+  itimerspec spec{};
+  ::timerfd_settime(fd_, 0, &spec, nullptr);
+  uint64_t expirations = 0;
+  (void)::read(fd_, &expirations, sizeof expirations);  // drop an expiry not yet handled
+}
+
+Result<std::unique_ptr<EventLoop>> EventLoop::Create(std::function<void(int)> on_signal) {
+  std::unique_ptr<EventLoop> loop(new EventLoop());
+  loop->on_signal_ = std::move(on_signal);
+  loop->epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  if (loop->epoll_fd_ < 0) return ErrnoStatus("epoll_create1", errno);
+  sigset_t set = LoopSignals();
+  loop->signal_fd_ = ::signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (loop->signal_fd_ < 0) return ErrnoStatus("signalfd", errno);
+  loop->event_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (loop->event_fd_ < 0) return ErrnoStatus("eventfd", errno);
+  EventLoop* self = loop.get();
+  loop->Watch(loop->signal_fd_, [self] { self->DrainSignals(); });
+  loop->Watch(loop->event_fd_, [self] { self->DrainPosted(); });
+  return loop;
+}
+
+EventLoop::~EventLoop() {
+  for (int fd : {event_fd_, signal_fd_, epoll_fd_}) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+void EventLoop::Post(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> lock(posted_mu_);
+    posted_.push_back(std::move(fn));
+  }
+  uint64_t one = 1;
+  (void)::write(event_fd_, &one, sizeof one);
+}
+
+void EventLoop::Watch(int fd, std::function<void()> on_ready) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = fd;
+  watched_[fd] = std::move(on_ready);
+  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    TONY_LOG(kError) << "epoll_ctl(ADD " << fd << "): " << std::strerror(errno);
+  }
+}
+
+void EventLoop::Unwatch(int fd) {
+  watched_.erase(fd);
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+}
+
+void EventLoop::Quit(int code) {
+  quit_ = true;
+  exit_code_ = code;
+}
+
+int EventLoop::Run() {
+  std::array<epoll_event, 16> events{};
+  while (!quit_) {
+    int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      TONY_LOG(kError) << "epoll_wait: " << std::strerror(errno);
+      return 1;
+    }
+    for (int i = 0; i < n && !quit_; ++i) {
+      auto it = watched_.find(events[static_cast<size_t>(i)].data.fd);
+      if (it == watched_.end()) continue;          // unwatched by an earlier handler of this round
+      std::function<void()> handler = it->second;  // the handler may unwatch its own fd
+      handler();
+    }
+  }
+  return exit_code_;
+}
+
+void EventLoop::DrainSignals() {
+  signalfd_siginfo info{};
+  while (::read(signal_fd_, &info, sizeof info) == sizeof info) {
+    on_signal_(static_cast<int>(info.ssi_signo));
+  }
+}
+
+void EventLoop::DrainPosted() {
+  uint64_t count = 0;
+  (void)::read(event_fd_, &count, sizeof count);
+  std::deque<std::function<void()>> ready;
+  {
+    std::lock_guard<std::mutex> lock(posted_mu_);
+    ready.swap(posted_);
+  }
+  for (auto& fn : ready) {
+    if (quit_) break;
+    fn();
+  }
+}
+
+}  // namespace tony

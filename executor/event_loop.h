@@ -1,0 +1,87 @@
+// EventLoop: the executor's one loop (docs/architecture.md §4.3). An epoll set over
+//  - a signalfd for the signals the executor handles (SIGTERM, SIGINT, SIGHUP, SIGCHLD), which
+//    BlockLoopSignals() blocks in every thread before any thread starts (Spawn unblocks them in
+//    the child before exec),
+//  - one timerfd per Timer (heartbeat cadence, grace period, retry backoffs, timeouts),
+//  - an eventfd through which other threads (the gRPC completion queue's, a readiness wait) Post
+//    closures that then run on the loop.
+// Nothing on the loop sleeps; handlers run one at a time on the thread that calls Run().
+//
+// Thread-safety: Post() may be called from any thread; everything else only from the loop's
+// thread. Owns its fds; Timers must not outlive their loop.
+#pragma once
+
+#include <signal.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "common/status.h"
+
+namespace tony {
+
+// Blocks SIGTERM, SIGINT, SIGHUP and SIGCHLD in the calling thread (and so in every thread it
+// starts later) and ignores SIGPIPE. Call first thing in main(), before any thread exists.
+void BlockLoopSignals();
+
+class EventLoop;
+
+// A one-shot or periodic timer on a timerfd. Re-arming replaces the previous arming.
+class Timer {
+ public:
+  Timer(EventLoop& loop, std::function<void()> on_fire);
+  ~Timer();
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  // Fires once after `delay_ms` (0 or less: as soon as the loop turns), then every `period_ms`
+  // when that is positive.
+  void Arm(int64_t delay_ms, int64_t period_ms = 0);
+  void Disarm();
+
+ private:
+  EventLoop& loop_;
+  int fd_ = -1;
+  std::function<void()> on_fire_;
+};
+
+class EventLoop {
+ public:
+  // Creates the epoll set, the signalfd (for the signals BlockLoopSignals blocks) and the eventfd.
+  static Result<std::unique_ptr<EventLoop>> Create(std::function<void(int signal)> on_signal);
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  // Runs `fn` on the loop's thread; callable from any thread.
+  void Post(std::function<void()> fn);
+
+  // Runs handlers until Quit(); returns the code given to Quit.
+  int Run();
+  void Quit(int code);
+
+  // Calls `on_ready` whenever `fd` is readable (level-triggered); Unwatch before closing it.
+  void Watch(int fd, std::function<void()> on_ready);
+  void Unwatch(int fd);
+
+ private:
+  EventLoop() = default;
+  void DrainSignals();
+  void DrainPosted();
+
+  int epoll_fd_ = -1;
+  int signal_fd_ = -1;
+  int event_fd_ = -1;
+  std::function<void(int)> on_signal_;
+  std::map<int, std::function<void()>> watched_;
+  std::mutex posted_mu_;
+  std::deque<std::function<void()>> posted_;  // guarded by posted_mu_
+  bool quit_ = false;
+  int exit_code_ = 0;
+};
+
+}  // namespace tony

@@ -1,0 +1,239 @@
+#include "executor/task_run.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/process.h"
+#include "runtime/framework.h"
+
+namespace tony {
+namespace {
+
+constexpr int kRpcTimeoutMs = 10'000;
+constexpr int kSpecWaitMs = 10'000;  // the coordinator answers a long-poll within this
+constexpr int kSpecMaxFailures = 5;
+constexpr int64_t kRegisterRetryMs = 200;
+constexpr int64_t kSpecRetryMs = 500;
+
+bool Unreachable(const Status& s) {
+  return s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded;
+}
+
+int64_t NowMs() { return SystemClock().MonotonicMs(); }
+
+}  // namespace
+
+TaskRun::TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, const RoleSpec& role,
+                 const TaskIdentity& id, ReservedPort port, TaskRunOptions options)
+    : loop_(loop),
+      control_(control),
+      spec_(spec),
+      role_(role),
+      id_(id),
+      port_(std::move(port)),
+      options_(options),
+      register_retry_(loop, [this] { SendRegister(); }),
+      spec_retry_(loop, [this] { SendSpecRequest(); }),
+      heartbeat_(loop, [this] { OnHeartbeatTick(); }),
+      execution_timeout_(loop,
+                         [this] {
+                           StopTask("execution timed out after " +
+                                        std::to_string(spec_.execution_timeout_ms) +
+                                        " ms (tony.task.executor.execution-timeout-ms)",
+                                    false);
+                         }),
+      processes_(loop, options.grace_ms, [this] { OnProcessesEnded(); }),
+      reporter_(loop, control) {}
+
+void TaskRun::Begin() {
+  register_deadline_ms_ = NowMs() + options_.registry_timeout_ms;
+  SendRegister();
+}
+
+void TaskRun::SendRegister() {
+  rpc::RegisterTaskRequest req;
+  *req.mutable_task() = id_.Ref();
+  req.set_host(id_.host);
+  req.set_port(port_.port());
+  control_.RegisterTask(req, kRpcTimeoutMs, [this](const Status& s) { OnRegistered(s); });
+}
+
+void TaskRun::OnRegistered(const Status& s) {
+  if (phase_ != Phase::kRegistering) return;
+  if (!s.ok()) {
+    // Only an unreachable coordinator is worth retrying; a refusal is final.
+    if (Unreachable(s) && (options_.registry_timeout_ms <= 0 || NowMs() <= register_deadline_ms_)) {
+      register_retry_.Arm(kRegisterRetryMs);
+      return;
+    }
+    Exit(1, s.WithContext("registering " + id_.Name() + " with the coordinator at " +
+                          control_.address())
+                .message());
+    return;
+  }
+  TONY_LOG(kInfo) << "registered " << id_.host << ":" << port_.port();
+  phase_ = Phase::kWaitingForSpec;
+  last_answer_ms_ = NowMs();
+  // One heartbeat per interval on a fixed schedule, each call's deadline one interval, so the
+  // coordinator is declared lost max-missed intervals after its last answer, to within one
+  // interval (README, "a lost coordinator"), whatever a call's wait.
+  heartbeat_.Arm(0, spec_.heartbeat_interval_ms);
+  SendSpecRequest();
+}
+
+void TaskRun::SendSpecRequest() {
+  rpc::GetClusterSpecRequest req;
+  *req.mutable_task() = id_.Ref();
+  req.set_wait_ms(kSpecWaitMs);
+  control_.GetClusterSpec(req, kSpecWaitMs + kRpcTimeoutMs,
+                          [this](Result<rpc::GetClusterSpecResponse> r) { OnSpec(std::move(r)); });
+}
+
+void TaskRun::OnSpec(Result<rpc::GetClusterSpecResponse> resp) {
+  if (phase_ != Phase::kWaitingForSpec) return;
+  if (!resp.ok()) {
+    if (++spec_failures_ > kSpecMaxFailures) {
+      Exit(1, resp.status().WithContext("waiting for the cluster spec").message());
+    } else {
+      spec_retry_.Arm(kSpecRetryMs);
+    }
+    return;
+  }
+  spec_failures_ = 0;
+  if (!resp->ready()) {
+    SendSpecRequest();
+    return;
+  }
+  for (const auto& [role, addresses] : resp->cluster()) {
+    cluster_[role] = {addresses.addresses().begin(), addresses.addresses().end()};
+  }
+  TONY_LOG(kInfo) << "starting " << std::max(1, role_.nproc_per_task)
+                  << " process(es): " << role_.command;
+  port_.Release();  // as late as possible: the user process binds it next (TonY #366)
+  phase_ = Phase::kWaitingUntilReady;
+  // The framework's readiness wait blocks (a bounded TCP wait); the loop goes on meanwhile. The
+  // thread only reads what lives until the executor exits.
+  std::thread([this] {
+    Status s = runtime::WaitUntilReady(spec_, id_.role, cluster_);
+    loop_.Post([this, s] { OnReady(s); });
+  }).detach();
+}
+
+void TaskRun::OnReady(const Status& s) {
+  if (phase_ != Phase::kWaitingUntilReady) return;
+  if (!s.ok()) {
+    TONY_LOG(kError) << s.message();
+    phase_ = Phase::kReporting;
+    ReportAndExit(MakeReport(id_, 1, s.message()), 1);
+    return;
+  }
+  StartUserProcesses();
+}
+
+void TaskRun::StartUserProcesses() {
+  auto options = UserProcessOptions(spec_, role_, id_, cluster_);
+  Status s = options.ok() ? processes_.Start(*options) : options.status();
+  if (!s.ok()) {
+    TONY_LOG(kError) << s.message();
+    phase_ = Phase::kReporting;
+    ReportAndExit(MakeReport(id_, 127, s.message()), 127);
+    return;
+  }
+  phase_ = Phase::kRunning;
+  if (spec_.execution_timeout_ms > 0) execution_timeout_.Arm(spec_.execution_timeout_ms);
+}
+
+void TaskRun::OnHeartbeatTick() {
+  if (heartbeat_in_flight_) return;
+  heartbeat_in_flight_ = true;
+  rpc::HeartbeatRequest req;
+  *req.mutable_task() = id_.Ref();
+  int deadline = static_cast<int>(std::max<int64_t>(spec_.heartbeat_interval_ms, 100));
+  control_.Heartbeat(req, deadline,
+                     [this](Result<rpc::HeartbeatResponse> r) { OnHeartbeat(std::move(r)); });
+}
+
+void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
+  heartbeat_in_flight_ = false;
+  if (lost_) return;
+  int64_t now = NowMs();
+  if (resp.ok()) {
+    last_answer_ms_ = now;
+    if (resp->stop()) StopTask("stopped by the coordinator", true);
+    return;
+  }
+  const int64_t loss_ms = spec_.heartbeat_interval_ms * std::max(1, spec_.max_missed_heartbeats);
+  if (now - last_answer_ms_ >= loss_ms) {
+    lost_ = true;
+    heartbeat_.Disarm();
+    StopTask("lost contact with the coordinator", false);
+  }
+}
+
+void TaskRun::OnSignal(int sig) {
+  if (sig == SIGCHLD) {
+    processes_.Reap();
+    return;
+  }
+  StopTask("stopped by signal " + std::to_string(sig), true);
+}
+
+void TaskRun::StopTask(const std::string& why, bool by_request) {
+  switch (phase_) {
+    case Phase::kRegistering:
+      Exit(1, why + " while registering with the coordinator; the user process was not started");
+      return;
+    case Phase::kWaitingForSpec:
+      Exit(1, why + " while waiting for the cluster spec; the user process was not started");
+      return;
+    case Phase::kWaitingUntilReady:
+      Exit(1, why +
+                  " while waiting for the framework to be ready; the user process was not "
+                  "started");
+      return;
+    case Phase::kRunning:
+      processes_.Stop(why, by_request);
+      return;
+    case Phase::kReporting:
+      TONY_LOG(kInfo) << why << " while reporting the result";
+      return;
+  }
+}
+
+void TaskRun::OnProcessesEnded() {
+  execution_timeout_.Disarm();
+  KillDescendants();  // the task is over: nothing it started may outlive it
+  phase_ = Phase::kReporting;
+  ProcessesOutcome outcome = processes_.Outcome();
+  TONY_LOG(kInfo) << "user process(es) exited with code " << outcome.exit_code
+                  << (outcome.why.empty() ? "" : " (" + outcome.why + ")");
+  int code = outcome.exit_code == 0
+                 ? 0
+                 : (outcome.exit_code > 0 && outcome.exit_code < 256 ? outcome.exit_code : 1);
+  if (lost_) {
+    Exit(code, "exiting with " + std::to_string(code) +
+                   " (the result was not reported: the coordinator is lost)");
+    return;
+  }
+  ReportAndExit(MakeReport(id_, spec_, outcome, processes_), code);
+}
+
+void TaskRun::ReportAndExit(rpc::ReportResultRequest req, int code) {
+  reporter_.Send(std::move(req), [this, code](bool reported) {
+    if (reported) {
+      TONY_LOG(kInfo) << "result reported; exiting with " << code;
+    } else {
+      TONY_LOG(kInfo) << "exiting with " << code << " (the result was not reported)";
+    }
+    Exit(code);
+  });
+}
+
+void TaskRun::Exit(int code, const std::string& error) {
+  if (!error.empty()) TONY_LOG(kError) << error;
+  loop_.Quit(code);
+}
+
+}  // namespace tony

@@ -1,0 +1,85 @@
+// TaskRun: one task attempt on the executor's loop, as a sequence of phases driven by events:
+//
+//   registering --RegisterTask ok--> waiting for the spec --ready--> waiting until the framework
+//   is ready (runtime/framework.h, on a thread of its own) --> running --all ended--> reporting
+//
+// Events: answers from the coordinator (ControlPlane), the loop's signals (SIGTERM, SIGINT,
+// SIGHUP: stop; SIGCHLD: reap), timers (heartbeat cadence, retry backoffs, execution timeout,
+// the stop's grace period). Heartbeats start once registered, one interval apart; the
+// coordinator is lost after max-missed-heartbeats intervals without an answer. A stop (a signal,
+// the coordinator's answer, a lost coordinator) before the running phase exits without starting
+// the user process; in it, it stops the user processes (UserProcesses::Stop). The loop quits with
+// the executor's exit code.
+//
+// Thread-safety: the loop's thread only; lives as long as the loop runs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/net.h"
+#include "config/job_spec.h"
+#include "executor/control_plane.h"
+#include "executor/event_loop.h"
+#include "executor/report.h"
+#include "executor/task_identity.h"
+#include "executor/user_processes.h"
+#include "runtime/runtime.h"
+
+namespace tony {
+
+struct TaskRunOptions {
+  int64_t registry_timeout_ms = 0;  // 0: retry registration until stopped
+  int64_t grace_ms = 5'000;         // SIGTERM to SIGKILL
+};
+
+class TaskRun {
+ public:
+  TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, const RoleSpec& role,
+          const TaskIdentity& id, ReservedPort port, TaskRunOptions options);
+
+  void Begin();  // registers
+  void OnSignal(int sig);
+
+ private:
+  enum class Phase { kRegistering, kWaitingForSpec, kWaitingUntilReady, kRunning, kReporting };
+
+  void SendRegister();
+  void OnRegistered(const Status& s);
+  void SendSpecRequest();
+  void OnSpec(Result<rpc::GetClusterSpecResponse> resp);
+  void OnReady(const Status& s);
+  void StartUserProcesses();
+  void OnHeartbeatTick();
+  void OnHeartbeat(Result<rpc::HeartbeatResponse> resp);
+  // Stops the task for `why`: before the running phase the executor exits without starting the
+  // user process; in it, the user processes are stopped.
+  void StopTask(const std::string& why, bool by_request);
+  void OnProcessesEnded();
+  void ReportAndExit(rpc::ReportResultRequest req, int code);
+  void Exit(int code, const std::string& error = "");
+
+  EventLoop& loop_;
+  ControlPlane& control_;
+  const JobSpec& spec_;
+  const RoleSpec& role_;
+  const TaskIdentity& id_;
+  ReservedPort port_;
+  TaskRunOptions options_;
+  Phase phase_ = Phase::kRegistering;
+  int64_t register_deadline_ms_ = 0;
+  int spec_failures_ = 0;
+  runtime::Cluster cluster_;
+  bool heartbeat_in_flight_ = false;
+  int64_t last_answer_ms_ = 0;
+  bool lost_ = false;
+  Timer register_retry_;
+  Timer spec_retry_;
+  Timer heartbeat_;
+  Timer execution_timeout_;
+  UserProcesses processes_;
+  ResultReporter reporter_;
+};
+
+}  // namespace tony

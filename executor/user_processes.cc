@@ -1,0 +1,118 @@
+#include "executor/user_processes.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+
+#include "common/files.h"
+#include "common/log.h"
+
+namespace tony {
+
+Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const RoleSpec& role,
+                                                     const TaskIdentity& id,
+                                                     const runtime::Cluster& cluster) {
+  int nproc = std::max(1, role.nproc_per_task);
+  std::vector<SpawnOptions> options;
+  for (int i = 0; i < nproc; ++i) {
+    TONY_ASSIGN_OR_RETURN(EnvMap env, BuildUserEnv(spec, id, cluster, i));
+    std::string suffix = i == 0 ? "" : "." + std::to_string(i);
+    SpawnOptions o;
+    o.argv = {"bash", "-c", role.command};
+    o.env = std::move(env);
+    o.stdout_path = JoinPath(id.log_dir, "stdout" + suffix);
+    o.stderr_path = JoinPath(id.log_dir, "stderr" + suffix);
+    o.group = ProcessGroupMode::kNewGroup;
+    o.parent_death_signal = SIGKILL;
+    options.push_back(std::move(o));
+  }
+  return options;
+}
+
+UserProcesses::UserProcesses(EventLoop& loop, int64_t grace_ms, std::function<void()> on_all_ended)
+    : grace_ms_(grace_ms), on_all_ended_(std::move(on_all_ended)), kill_timer_(loop, [this] {
+        TONY_LOG(kWarning) << "the user processes outlived the " << grace_ms_
+                           << " ms grace period; sending SIGKILL";
+        SignalAll(SIGKILL);
+      }) {}
+
+Status UserProcesses::Start(const std::vector<SpawnOptions>& options) {
+  for (const auto& o : options) {
+    auto pid = Spawn(o);
+    if (!pid.ok()) {
+      SignalAll(SIGKILL);
+      return pid.status();
+    }
+    Process p;
+    p.pid = *pid;
+    p.stderr_path = o.stderr_path;
+    procs_.push_back(std::move(p));
+  }
+  // A process that ended before this point left its SIGCHLD pending on the loop's signalfd.
+  Reap();
+  return Status::Ok();
+}
+
+void UserProcesses::Reap() {
+  if (procs_.empty()) return;
+  bool was_all_ended = all_ended();
+  for (size_t i = 0; i < procs_.size(); ++i) {
+    Process& p = procs_[i];
+    int st = 0;
+    if (p.ended || ::waitpid(p.pid, &st, WNOHANG) != p.pid) continue;
+    p.ended = true;
+    p.wait_status = st;
+    SignalGroup(p.pid, SIGKILL);  // anything the process left in its group
+    if (ExitCodeFromWaitStatus(st) != 0 && failed_rank_ < 0) failed_rank_ = static_cast<int>(i);
+  }
+  if (was_all_ended) return;
+  if (all_ended()) {
+    kill_timer_.Disarm();
+    on_all_ended_();
+  } else if (failed_rank_ >= 0 && !stop_sent_) {
+    Stop("local process " + std::to_string(failed_rank_) + " failed; stopping the others", false);
+  }
+}
+
+void UserProcesses::Stop(const std::string& why, bool by_request) {
+  if (stop_sent_) {
+    TONY_LOG(kInfo) << why << " (already stopping: " << why_ << ")";
+    return;
+  }
+  stop_sent_ = true;
+  stop_by_request_ = by_request;
+  why_ = why;
+  for (Process& p : procs_) p.stopped_while_running = by_request && !p.ended;
+  TONY_LOG(kWarning) << why << "; sending SIGTERM to the user processes";
+  SignalAll(SIGTERM);
+  kill_timer_.Arm(grace_ms_, /*period_ms=*/60'000);
+}
+
+void UserProcesses::SignalAll(int sig) {
+  for (const Process& p : procs_) {
+    if (!p.ended) SignalGroup(p.pid, sig);
+  }
+}
+
+bool UserProcesses::all_ended() const {
+  return std::all_of(procs_.begin(), procs_.end(), [](const Process& p) { return p.ended; });
+}
+
+ProcessesOutcome UserProcesses::Outcome() const {
+  ProcessesOutcome out;
+  out.why = why_;
+  out.failed_local_rank = failed_rank_;
+  if (failed_rank_ >= 0) {
+    const Process& p = procs_[static_cast<size_t>(failed_rank_)];
+    out.exit_code = ExitCodeFromWaitStatus(p.wait_status);
+    out.signal = WIFSIGNALED(p.wait_status) ? WTERMSIG(p.wait_status) : 0;
+    out.stopped = p.stopped_while_running;
+  } else {
+    out.stopped = std::any_of(procs_.begin(), procs_.end(),
+                              [](const Process& p) { return p.stopped_while_running; });
+  }
+  return out;
+}
+
+}  // namespace tony

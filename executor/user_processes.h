@@ -1,0 +1,82 @@
+// UserProcesses: the task's tony.<role>.nproc-per-task user processes (torchrun's local
+// workers), each `bash -c <command>` in a process group of its own; local rank 0 writes
+// stdout/stderr, rank i stdout.i/stderr.i. They are reaped on the loop's SIGCHLD; Stop() sends
+// SIGTERM to every group and, after the grace period, SIGKILL (a Timer, no sleep). As torchrun
+// does, the failure of one stops the others.
+//
+// Thread-safety: the loop's thread only. Owned by the executor's TaskRun.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/process.h"
+#include "common/status.h"
+#include "config/job_spec.h"
+#include "executor/event_loop.h"
+#include "executor/task_identity.h"
+#include "runtime/runtime.h"
+
+namespace tony {
+
+// How the task's processes ended, for the report (rpc ReportResultRequest).
+struct ProcessesOutcome {
+  int exit_code = 0;           // the first failed process's (128 + signal when killed), else 0
+  int signal = 0;              // the signal that ended that process; 0 when it exited
+  bool stopped = false;        // the executor stopped it on a request (the coordinator, a signal)
+  int failed_local_rank = -1;  // the first local process that failed, if any
+  std::string why;             // why the executor stopped them; empty when they ended by themselves
+};
+
+// The spawn options of each local process (env, log files, group), in local-rank order.
+Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const RoleSpec& role,
+                                                     const TaskIdentity& id,
+                                                     const runtime::Cluster& cluster);
+
+class UserProcesses {
+ public:
+  // `on_all_ended` runs (on the loop) once every process has been reaped.
+  UserProcesses(EventLoop& loop, int64_t grace_ms, std::function<void()> on_all_ended);
+
+  // Starts every process; on an error, those already started are killed.
+  Status Start(const std::vector<SpawnOptions>& options);
+  // Reaps what has exited (call on SIGCHLD).
+  void Reap();
+  // SIGTERM to every group, SIGKILL to what is left after the grace period. `by_request`: the
+  // coordinator's stop or a signal to the executor (reported as `stopped`), as opposed to the
+  // executor's own reasons (the execution timeout, a failed local process). Later calls only log.
+  void Stop(const std::string& why, bool by_request);
+
+  bool started() const { return !procs_.empty(); }
+  bool stopping() const { return stop_sent_; }
+  bool all_ended() const;
+  ProcessesOutcome Outcome() const;
+  // The stderr file of local process `rank`.
+  const std::string& StderrPath(int rank) const {
+    return procs_[static_cast<size_t>(rank)].stderr_path;
+  }
+
+ private:
+  struct Process {
+    pid_t pid = 0;
+    std::string stderr_path;
+    bool ended = false;
+    int wait_status = 0;
+    bool stopped_while_running = false;  // Stop(by_request) came before it ended
+  };
+  void SignalAll(int sig);
+
+  int64_t grace_ms_;
+  std::function<void()> on_all_ended_;
+  std::vector<Process> procs_;
+  Timer kill_timer_;
+  bool stop_sent_ = false;
+  bool stop_by_request_ = false;
+  int failed_rank_ = -1;
+  std::string why_;
+};
+
+}  // namespace tony

@@ -1,0 +1,113 @@
+// The one list of frameworks, and what callers reach through it.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "common/strings.h"
+#include "runtime/framework.h"
+#include "runtime/frameworks.h"
+
+namespace tony::runtime {
+namespace {
+
+// In the order of config's FrameworkNames() (the key's allowed values).
+const std::vector<std::unique_ptr<Framework>>& Registry() {
+  static const auto* kRegistry = [] {
+    auto* all = new std::vector<std::unique_ptr<Framework>>();
+    all->push_back(MakeTensorFlow());
+    all->push_back(MakePyTorch());
+    all->push_back(MakeHorovod());
+    all->push_back(MakeMxnet());
+    all->push_back(MakeJax());
+    all->push_back(MakeStandalone());
+    all->push_back(MakeGeneric());
+    return all;
+  }();
+  return *kRegistry;
+}
+
+// A job whose framework is unknown was refused by ValidateForFramework; should one get this far
+// anyway, its tasks get what generic gives.
+const Framework& FrameworkOf(const JobSpec& spec) {
+  const Framework* fw = FindFramework(spec.framework);
+  return fw != nullptr ? *fw : *FindFramework("generic");
+}
+
+}  // namespace
+
+Status Framework::Validate(const JobSpec& /*spec*/) const { return Status::Ok(); }
+void Framework::AddRoles(Configuration& /*conf*/, const std::string& /*python*/) const {}
+Status Framework::PrepareTask(const JobSpec& /*spec*/, const std::string& /*role*/) const {
+  return Status::Ok();
+}
+Status Framework::WaitUntilReady(const JobSpec& /*spec*/, const std::string& /*role*/,
+                                 const Cluster& /*cluster*/) const {
+  return Status::Ok();
+}
+
+const Framework* FindFramework(std::string_view name) {
+  for (const auto& fw : Registry()) {
+    if (fw->name() == name) return fw.get();
+  }
+  return nullptr;
+}
+
+const std::vector<std::string>& KnownFrameworks() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const auto& fw : Registry()) names.emplace_back(fw->name());
+    return names;
+  }();
+  return kNames;
+}
+
+Status ValidateForFramework(const JobSpec& spec) {
+  const Framework* fw = FindFramework(spec.framework);
+  if (fw == nullptr) {
+    return InvalidArgument("tony.application.framework = \"" + spec.framework +
+                           "\": expected one of " + Join(KnownFrameworks(), ", "));
+  }
+  return fw->Validate(spec);
+}
+
+Result<EnvMap> BuildTaskEnv(const TaskEnvInput& in) {
+  EnvMap env = CommonTaskEnv(in);
+  TONY_ASSIGN_OR_RETURN(EnvMap extra, FrameworkOf(*in.spec).TaskEnv(in));
+  for (auto& [k, v] : extra) env[k] = std::move(v);
+  return env;
+}
+
+void AddFrameworkRoles(Configuration& conf, const std::string& python) {
+  const Framework* fw = FindFramework(ToLower(Trim(conf.GetOr("tony.application.framework", ""))));
+  if (fw != nullptr) fw->AddRoles(conf, python);
+}
+
+Status PrepareTask(const JobSpec& spec, const std::string& role) {
+  return FrameworkOf(spec).PrepareTask(spec, role);
+}
+
+Status WaitUntilReady(const JobSpec& spec, const std::string& role, const Cluster& cluster) {
+  return FrameworkOf(spec).WaitUntilReady(spec, role, cluster);
+}
+
+int Instances(const JobSpec& spec, const std::string& role) {
+  const RoleSpec* r = spec.FindRole(role);
+  return r == nullptr ? 0 : r->instances;
+}
+
+int NprocPerTask(const JobSpec& spec, const std::string& role) {
+  const RoleSpec* r = spec.FindRole(role);
+  return r == nullptr ? 1 : std::max(1, r->nproc_per_task);
+}
+
+Status NeedProcessGroupRoot(const JobSpec& spec) {
+  if (spec.FindRole("worker") == nullptr && spec.FindRole("chief") == nullptr &&
+      spec.FindRole("master") == nullptr) {
+    return InvalidArgument("tony.application.framework = " + spec.framework +
+                           " needs tony.worker.instances (or a chief/master role) to be at "
+                           "least 1");
+  }
+  return Status::Ok();
+}
+
+}  // namespace tony::runtime
