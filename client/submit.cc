@@ -465,9 +465,12 @@ int Submit(const SubmitOptions& o) {
     std::cerr << "tony: error: " << am.status().message() << "\n";
     return kExitJobFailed;
   }
-  LocalFollower follower(paths, *am, am_pid, secret,
-                         spec->heartbeat_interval_ms * std::max(1, spec->max_missed_heartbeats));
-  rpc::JobStatus final_status = FollowJob(follower);
+  rpc::JobStatus final_status;
+  {
+    LocalFollower follower(paths, *am, am_pid, secret,
+                           spec->heartbeat_interval_ms * std::max(1, spec->max_missed_heartbeats));
+    final_status = FollowJob(follower);
+  }  // its channel closes here: the coordinator's shutdown waits for no client of ours
   // Reap the coordinator (it exits once it has told us the end), so no zombie is left. Waited
   // for on its exit, not polled: every local job's wall time includes this wait.
   int st = 0;
