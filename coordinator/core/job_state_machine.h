@@ -44,8 +44,8 @@
 #include <variant>
 #include <vector>
 
-#include "config/job_spec.h"
 #include "common/task_state.h"
+#include "config/job_spec.h"
 #include "engine/container_request.h"
 #include "runtime/runtime.h"
 
