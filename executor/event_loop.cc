@@ -38,7 +38,7 @@ void BlockLoopSignals() {
   ::signal(SIGPIPE, SIG_IGN);
 }
 
-Timer::Timer(EventLoop& loop, std::function<void()> on_fire)
+LoopTimer::LoopTimer(EventLoop& loop, std::function<void()> on_fire)
     : loop_(loop), on_fire_(std::move(on_fire)) {
   fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   if (fd_ < 0) {
@@ -52,13 +52,13 @@ Timer::Timer(EventLoop& loop, std::function<void()> on_fire)
   });
 }
 
-Timer::~Timer() {
+LoopTimer::~LoopTimer() {
   if (fd_ < 0) return;
   loop_.Unwatch(fd_);
   ::close(fd_);
 }
 
-void Timer::Arm(int64_t delay_ms, int64_t period_ms) {
+void LoopTimer::Arm(int64_t delay_ms, int64_t period_ms) {
   if (fd_ < 0) return;
   itimerspec spec{};
   // A zero it_value disarms a timerfd: "now" is one nanosecond.
@@ -67,7 +67,7 @@ void Timer::Arm(int64_t delay_ms, int64_t period_ms) {
   ::timerfd_settime(fd_, 0, &spec, nullptr);
 }
 
-void Timer::Disarm() {
+void LoopTimer::Disarm() {
   if (fd_ < 0) return;
   itimerspec spec{};
   ::timerfd_settime(fd_, 0, &spec, nullptr);

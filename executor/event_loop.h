@@ -2,7 +2,7 @@
 //  - a signalfd for the signals the executor handles (SIGTERM, SIGINT, SIGHUP, SIGCHLD), which
 //    BlockLoopSignals() blocks in every thread before any thread starts (Spawn unblocks them in
 //    the child before exec),
-//  - one timerfd per Timer (heartbeat cadence, grace period, retry backoffs, timeouts),
+//  - one timerfd per LoopTimer (heartbeat cadence, grace period, retry backoffs, timeouts),
 //  - an eventfd through which other threads (the gRPC completion queue's, a readiness wait) Post
 //    closures that then run on the loop.
 // Nothing on the loop sleeps; handlers run one at a time on the thread that calls Run().
@@ -31,12 +31,12 @@ void BlockLoopSignals();
 class EventLoop;
 
 // A one-shot or periodic timer on a timerfd. Re-arming replaces the previous arming.
-class Timer {
+class LoopTimer {
  public:
-  Timer(EventLoop& loop, std::function<void()> on_fire);
-  ~Timer();
-  Timer(const Timer&) = delete;
-  Timer& operator=(const Timer&) = delete;
+  LoopTimer(EventLoop& loop, std::function<void()> on_fire);
+  ~LoopTimer();
+  LoopTimer(const LoopTimer&) = delete;
+  LoopTimer& operator=(const LoopTimer&) = delete;
 
   // Fires once after `delay_ms` (0 or less: as soon as the loop turns), then every `period_ms`
   // when that is positive.

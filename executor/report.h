@@ -25,9 +25,9 @@ rpc::ReportResultRequest MakeReport(const TaskIdentity& id, const JobSpec& spec,
                                     const ProcessesOutcome& outcome,
                                     const UserProcesses& processes);
 
-// Sends a report, trying again (after a backoff on a Timer) while the coordinator is unreachable;
-// a refusal is final. `done(true)` once the coordinator has it, `done(false)` (and an error in
-// the log) when it never got it.
+// Sends a report, trying again (after a backoff on a LoopTimer) while the coordinator is
+// unreachable; a refusal is final. `done(true)` once the coordinator has it, `done(false)` (and an
+// error in the log) when it never got it.
 class ResultReporter {
  public:
   ResultReporter(EventLoop& loop, ControlPlane& control);
@@ -38,7 +38,7 @@ class ResultReporter {
   void OnAnswer(const Status& s);
 
   ControlPlane& control_;
-  Timer backoff_;
+  LoopTimer backoff_;
   rpc::ReportResultRequest request_;
   std::function<void(bool)> done_;
   int attempt_ = 0;

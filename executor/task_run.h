@@ -74,10 +74,10 @@ class TaskRun {
   bool heartbeat_in_flight_ = false;
   int64_t last_answer_ms_ = 0;
   bool lost_ = false;
-  Timer register_retry_;
-  Timer spec_retry_;
-  Timer heartbeat_;
-  Timer execution_timeout_;
+  LoopTimer register_retry_;
+  LoopTimer spec_retry_;
+  LoopTimer heartbeat_;
+  LoopTimer execution_timeout_;
   UserProcesses processes_;
   ResultReporter reporter_;
 };

@@ -1,7 +1,7 @@
 // UserProcesses: the task's tony.<role>.nproc-per-task user processes (torchrun's local
 // workers), each `bash -c <command>` in a process group of its own; local rank 0 writes
 // stdout/stderr, rank i stdout.i/stderr.i. They are reaped on the loop's SIGCHLD; Stop() sends
-// SIGTERM to every group and, after the grace period, SIGKILL (a Timer, no sleep). As torchrun
+// SIGTERM to every group and, after the grace period, SIGKILL (a LoopTimer, no sleep). As torchrun
 // does, the failure of one stops the others.
 //
 // Thread-safety: the loop's thread only. Owned by the executor's TaskRun.
@@ -72,7 +72,7 @@ class UserProcesses {
   int64_t grace_ms_;
   std::function<void()> on_all_ended_;
   std::vector<Process> procs_;
-  Timer kill_timer_;
+  LoopTimer kill_timer_;
   bool stop_sent_ = false;
   bool stop_by_request_ = false;
   int failed_rank_ = -1;

@@ -19,7 +19,7 @@ namespace {
 struct Harness {
   std::unique_ptr<EventLoop> loop;
   std::unique_ptr<UserProcesses> procs;
-  std::unique_ptr<Timer> bound;  // fails the test instead of hanging
+  std::unique_ptr<LoopTimer> bound;  // fails the test instead of hanging
   bool ended = false;
 
   explicit Harness(int64_t grace_ms) {
@@ -33,7 +33,7 @@ struct Harness {
       ended = true;
       loop->Quit(0);
     });
-    bound = std::make_unique<Timer>(*loop, [this] { loop->Quit(1); });
+    bound = std::make_unique<LoopTimer>(*loop, [this] { loop->Quit(1); });
     bound->Arm(20'000);
   }
 
@@ -61,7 +61,7 @@ TEST(UserProcessesTest, AnExitCodeIsReportedWithNoSignalAndNotStopped) {
 TEST(UserProcessesTest, AStopOnRequestEndsThemBySigtermAndSaysSo) {
   Harness h(5'000);
   ASSERT_TRUE(h.procs->Start({Harness::Bash("exec sleep 30")}).ok());
-  Timer stop(*h.loop, [&] { h.procs->Stop("stopped by the coordinator", true); });
+  LoopTimer stop(*h.loop, [&] { h.procs->Stop("stopped by the coordinator", true); });
   stop.Arm(50);
   ASSERT_EQ(h.loop->Run(), 0);
   ProcessesOutcome out = h.procs->Outcome();
@@ -86,7 +86,7 @@ TEST(UserProcessesTest, AProcessThatIgnoresSigtermIsKilledAfterTheGracePeriod) {
   Harness h(300);
   ASSERT_TRUE(h.procs->Start({Harness::Bash("trap '' TERM; sleep 30 & wait; sleep 30")}).ok());
   int64_t stopped_at = 0;
-  Timer stop(*h.loop, [&] {
+  LoopTimer stop(*h.loop, [&] {
     stopped_at = SystemClock().MonotonicMs();
     h.procs->Stop("stopped by signal 15", true);
   });
