@@ -46,6 +46,9 @@ struct JobSpec {
   int64_t heartbeat_interval_ms = 1000;
   int max_missed_heartbeats = 25;
   int64_t execution_timeout_ms = 0;  // tony.task.executor.execution-timeout-ms
+  // The key the timeout came from, for the message when it fires (TonY's older
+  // tony.worker.timeout when only that one is set).
+  std::string execution_timeout_key = "tony.task.executor.execution-timeout-ms";
   int error_message_max_depth = 20;
   bool fail_on_worker_failure = true;  // our default differs from TonY's (README)
 

@@ -168,6 +168,10 @@ void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
       "task metrics are not collected"));
   k.push_back(Ms("tony.task.executor.execution-timeout-ms", "0",
                  "Kill the user process after this; 0: never."));
+  // TonY's name for the same timeout before TonY #596, still in its tony-default.xml and in old
+  // job files; tony.task.executor.execution-timeout-ms wins when both are set.
+  k.push_back(Ms("tony.worker.timeout", "0",
+                 "TonY's older name of tony.task.executor.execution-timeout-ms (every task)."));
   k.push_back(Long("tony.task.executor.registry-timeout-sec", "0", "s",
                    "Executor's time to register; 0: forever."));
   k.push_back(Int("tony.task.executor.execution.error-message-max-depth", "20", "",

@@ -37,6 +37,11 @@ std::vector<std::string> SplitDots(const std::string& s) {
 
 }  // namespace
 
+bool Validator::IsSet(const std::string& key) const {
+  const ConfigValue* v = conf_.Find(key);
+  return v != nullptr && v->source != kDefaultsSource;
+}
+
 Validator::Field Validator::Lookup(const std::string& key) const {
   if (const ConfigValue* v = conf_.Find(key); v != nullptr) {
     return {conf_.GetOr(key, v->value), v->source};

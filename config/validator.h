@@ -27,6 +27,8 @@ class Validator {
   std::string Describe(const std::string& key) const;
   void AddError(std::string message);
   bool ok() const { return errors_.empty(); }
+  // True when the configuration sets `key` (not only the registry default).
+  bool IsSet(const std::string& key) const;
   // OK, or InvalidArgument with every error, one a line.
   Status ToStatus() const;
 

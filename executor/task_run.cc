@@ -40,8 +40,8 @@ TaskRun::TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, co
       execution_timeout_(loop,
                          [this] {
                            StopTask("execution timed out after " +
-                                        std::to_string(spec_.execution_timeout_ms) +
-                                        " ms (tony.task.executor.execution-timeout-ms)",
+                                        std::to_string(spec_.execution_timeout_ms) + " ms (" +
+                                        spec_.execution_timeout_key + ")",
                                     false);
                          }),
       processes_(loop, options.grace_ms, [this] { OnProcessesEnded(); }),

@@ -193,6 +193,25 @@ def test_execution_timeout_kills_the_user_process_and_says_which_key(tony, tmp_p
     assert_nothing_left(tony.home)
 
 
+def test_tonys_older_worker_timeout_key_still_kills_the_user_process(tony, tmp_path):
+    """A TonY job file from before TonY #596 sets tony.worker.timeout: it must still bound the
+    task (not be warned about as an unknown key), and the message names the key the file used."""
+    src = tmp_path / "src"
+    write(str(src / "slow.py"), "import time\ntime.sleep(120)\n")
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "generic", "tony.worker.instances": "1",
+        "tony.worker.memory": "256m", "tony.worker.timeout": "1500"})
+    started = time.monotonic()
+    r = tony.run("submit", "--executes", "slow.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", str(src), "--conf_file", conf)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert time.monotonic() - started < 60
+    assert "unknown key" not in r.stderr, r.stderr
+    assert "execution timed out after 1500 ms (tony.worker.timeout)" in \
+        open(os.path.join(tony.task("worker", 0)["log_dir"], "executor.log")).read()
+    assert_nothing_left(tony.home)
+
+
 def test_error_message_max_depth_bounds_the_stderr_lines_in_the_failure(tony, tmp_path):
     src = tmp_path / "src"
     write(str(src / "noisy.py"), "import sys\nfor i in range(10):\n"

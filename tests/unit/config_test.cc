@@ -387,6 +387,32 @@ TEST_F(JobSpecTest, JobSpecReadsEveryField) {
   EXPECT_EQ(w->docker_image, "img:1");
 }
 
+// TonY's job files from before TonY #596 set tony.worker.timeout: it is the execution timeout
+// of every task (not a per-role key of "worker"), and the newer key wins when both are set.
+TEST_F(JobSpecTest, WorkerTimeoutIsTheOlderNameOfTheExecutionTimeout) {
+  Configuration old_only = Runnable();
+  ASSERT_TRUE(old_only.AddOverride("tony.worker.timeout=1500").ok());
+  Result<JobSpec> spec = BuildJobSpec(old_only);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->execution_timeout_ms, 1500);
+  EXPECT_EQ(spec->execution_timeout_key, "tony.worker.timeout");
+  EXPECT_THAT(UnknownKeyWarnings(old_only), IsEmpty());
+
+  Configuration both = Runnable();
+  ASSERT_TRUE(both.AddOverride("tony.worker.timeout=1500").ok());
+  ASSERT_TRUE(both.AddOverride("tony.task.executor.execution-timeout-ms=700").ok());
+  spec = BuildJobSpec(both);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->execution_timeout_ms, 700);
+  EXPECT_EQ(spec->execution_timeout_key, "tony.task.executor.execution-timeout-ms");
+
+  Configuration bad = Runnable();
+  ASSERT_TRUE(bad.AddOverride("tony.worker.timeout=soon").ok());
+  spec = BuildJobSpec(bad);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(spec.status().message(), HasSubstr("tony.worker.timeout"));
+}
+
 TEST_F(JobSpecTest, RolesAreDiscoveredSortedAndFiltered) {
   Configuration conf = Runnable();
   for (const char* kv :
@@ -711,6 +737,7 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.task.heartbeat-interval-ms",
                                          "tony.task.max-missed-heartbeats",
                                          "tony.task.executor.execution-timeout-ms",
+                                         "tony.worker.timeout",
                                          "tony.task.executor.registry-timeout-sec",
                                          "tony.task.executor.execution.error-message-max-depth",
                                          "tony.container.registration.timeout",
