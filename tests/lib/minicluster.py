@@ -1,11 +1,15 @@
 """Starts and stops the test minicluster (tests/minicluster: MiniDFS + MiniYARN in one JVM)."""
 import contextlib
+import getpass
 import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
+import xml.etree.ElementTree as ET
 
 START = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "minicluster", "start.sh")
 
@@ -51,3 +55,28 @@ def running_minicluster(nodemanagers=2, conf=None, env=None, flags=()):
             except ProcessLookupError:
                 pass
             proc.wait()
+
+
+def site_property(conf_dir, file, key):
+    """The value of `key` in the cluster's `file` (core-site.xml, yarn-site.xml, ...), or None."""
+    for prop in ET.parse(os.path.join(conf_dir, file)).getroot().iter("property"):
+        if prop.findtext("name") == key:
+            return prop.findtext("value")
+    return None
+
+
+def hdfs_put(conf_dir, path, data):
+    """Writes `data` to HDFS `path` with WebHDFS CREATE (the NameNode redirects the PUT to a
+    DataNode), as the open cluster's user."""
+    http = site_property(conf_dir, "hdfs-site.xml", "dfs.namenode.http-address")
+    user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
+    url = f"http://{http}/webhdfs/v1{path}?op=CREATE&overwrite=true&user.name={user}"
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, method="PUT"), timeout=30)
+        raise AssertionError("WebHDFS CREATE did not redirect")
+    except urllib.error.HTTPError as e:
+        assert e.code == 307, e
+        location = e.headers["Location"]
+    with urllib.request.urlopen(urllib.request.Request(location, data=data, method="PUT"),
+                                timeout=30) as r:
+        assert r.status == 201, r.status

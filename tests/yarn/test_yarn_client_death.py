@@ -10,17 +10,9 @@ import signal
 import time
 import urllib.error
 import urllib.request
-import xml.etree.ElementTree as ET
 
 from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, eventually, tony_xml, write
-
-
-def site_property(conf_dir, file, key):
-    root = ET.parse(os.path.join(conf_dir, file)).getroot()
-    for prop in root.iter("property"):
-        if prop.findtext("name") == key:
-            return prop.findtext("value")
-    return None
+from minicluster import site_property
 
 
 def get_json(url):

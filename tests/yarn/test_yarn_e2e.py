@@ -10,9 +10,9 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
-import xml.etree.ElementTree as ET
 
 from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, eventually, tony_xml, write
+from minicluster import site_property
 
 SCRIPT = """
 import os, sys
@@ -22,14 +22,6 @@ if os.environ.get("MODE") == "fail1" and index == 1:
     print("worker 1 is about to fail", file=sys.stderr, flush=True)
     sys.exit(3)
 """
-
-
-def site_property(conf_dir, file, key):
-    root = ET.parse(os.path.join(conf_dir, file)).getroot()
-    for prop in root.iter("property"):
-        if prop.findtext("name") == key:
-            return prop.findtext("value")
-    return None
 
 
 def yarn_tony(tmp_path, conf_dir):

@@ -28,7 +28,6 @@ import subprocess
 import sys
 import urllib.parse
 import urllib.request
-import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -36,18 +35,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from fwutil import (HOROVOD_PYTHON, JAX_PYTHON, MXNET_PYTHON, TF_PYTHON, example,  # noqa: E402
                     floats, require)
 from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, tony_xml, write  # noqa: E402
+from minicluster import site_property  # noqa: E402
 
 AM = "tony.am.memory=256m"
 TWO_PER_CLUSTER = "2560m"   # > 4096 / 2: one such task per NodeManager
 FOUR_PER_CLUSTER = "1536m"  # > 4096 / 3 and <= (4096 - 256) / 2: two per NodeManager
-
-
-def site_property(conf_dir, file, key):
-    root = ET.parse(os.path.join(conf_dir, file)).getroot()
-    for prop in root.iter("property"):
-        if prop.findtext("name") == key:
-            return prop.findtext("value")
-    return None
 
 
 def rm_app(conf_dir, app_id):

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import urllib.request
 import xml.etree.ElementTree as ET
 

@@ -4,15 +4,12 @@ treatment), and a JVM reader using Hadoop's FileSystem API reads hdfs:// with it
 reads over WebHDFS from TONY_WEBHDFS_URL. The installation is a stand-in: bin/hadoop answers
 `classpath --glob` with the conf dir and the minicluster's own Hadoop 3.5.0 jars, as a real one
 prints its conf dir and jars."""
-import getpass
 import os
 import re
 import subprocess
-import urllib.error
-import urllib.request
-import xml.etree.ElementTree as ET
 
 from tonytest import Tony, tony_xml, write
+from minicluster import hdfs_put, site_property
 
 MINICLUSTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "minicluster")
 
@@ -34,26 +31,6 @@ public class HdfsCat {
 """
 
 
-def site(conf_dir, file, key):
-    for prop in ET.parse(os.path.join(conf_dir, file)).getroot().iter("property"):
-        if prop.findtext("name") == key:
-            return prop.findtext("value")
-    return None
-
-
-def hdfs_put(conf_dir, path, data):
-    http = site(conf_dir, "hdfs-site.xml", "dfs.namenode.http-address")
-    user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
-    url = f"http://{http}/webhdfs/v1{path}?op=CREATE&overwrite=true&user.name={user}"
-    try:
-        urllib.request.urlopen(urllib.request.Request(url, method="PUT"), timeout=30)
-        raise AssertionError("WebHDFS CREATE did not redirect")
-    except urllib.error.HTTPError as e:
-        assert e.code == 307, e
-        location = e.headers["Location"]
-    urllib.request.urlopen(urllib.request.Request(location, data=data, method="PUT"), timeout=30)
-
-
 def test_a_task_reads_hdfs_through_the_hadoop_classpath(minicluster, tmp_path):
     hdfs_put(minicluster, "/data/insecure.txt", b"open cluster data\n")
     jars = open(os.path.join(MINICLUSTER, "target", "classpath.txt")).read().strip()
@@ -66,7 +43,7 @@ def test_a_task_reads_hdfs_through_the_hadoop_classpath(minicluster, tmp_path):
     write(str(home / "bin" / "hadoop"),
           "#!/bin/sh\n[ \"$1 $2\" = \"classpath --glob\" ] || exit 2\n"
           f"echo \"$HADOOP_CONF_DIR:{jars}\"\n", mode=0o755)
-    fs = site(minicluster, "core-site.xml", "fs.defaultFS")
+    fs = site_property(minicluster, "core-site.xml", "fs.defaultFS")
     src = tmp_path / "src"
     write(str(src / "read.sh"),
           "echo HADOOP_HDFS_HOME=$HADOOP_HDFS_HOME\n"

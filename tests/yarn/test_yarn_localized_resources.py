@@ -3,17 +3,15 @@ real YARN (MiniYARNCluster + MiniDFS): local files and directories are uploaded,
 are localized by the NodeManagers directly (with the NameNode's size and time, which YARN
 checks), #archive unpacked, ::NAME renamed, each role seeing only its own; and the
 application's name, type, tags and queue as the RM reports them. One module, one minicluster."""
-import getpass
 import json
-import os
 import urllib.error
 import urllib.request
 import uuid
-import xml.etree.ElementTree as ET
 import io
 import zipfile
 
 from tonytest import SYSTEM_PYTHON, Tony, tony_xml, write
+from minicluster import hdfs_put, site_property
 
 CHECK = r"""
 import os
@@ -30,14 +28,6 @@ print("resources ok in", role, flush=True)
 """
 
 
-def site_property(conf_dir, file, key):
-    root = ET.parse(os.path.join(conf_dir, file)).getroot()
-    for prop in root.iter("property"):
-        if prop.findtext("name") == key:
-            return prop.findtext("value")
-    return None
-
-
 def rm_app(conf_dir, app_id):
     """The RM's own report of the application (REST)."""
     web = site_property(conf_dir, "yarn-site.xml", "yarn.resourcemanager.webapp.address")
@@ -45,22 +35,6 @@ def rm_app(conf_dir, app_id):
                                  headers={"Accept": "application/json"})
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.load(r)["app"]
-
-
-def hdfs_put(conf_dir, path, data):
-    """WebHDFS CREATE: the NameNode redirects the PUT to a DataNode."""
-    http = site_property(conf_dir, "hdfs-site.xml", "dfs.namenode.http-address")
-    user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
-    url = f"http://{http}/webhdfs/v1{path}?op=CREATE&overwrite=true&user.name={user}"
-    try:
-        urllib.request.urlopen(urllib.request.Request(url, method="PUT"), timeout=30)
-        raise AssertionError("WebHDFS CREATE did not redirect")
-    except urllib.error.HTTPError as e:
-        assert e.code == 307, e
-        location = e.headers["Location"]
-    with urllib.request.urlopen(urllib.request.Request(location, data=data, method="PUT"),
-                                timeout=30) as r:
-        assert r.status == 201, r.status
 
 
 def test_every_kind_of_resource_reaches_the_containers_that_asked(minicluster, tmp_path):
