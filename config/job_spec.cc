@@ -179,11 +179,10 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.allocation_timeout_ms = v.Long("tony.container.allocation.timeout");
   spec.heartbeat_interval_ms = v.Long("tony.task.heartbeat-interval-ms", 1);
   spec.max_missed_heartbeats = v.Int("tony.task.max-missed-heartbeats", 1);
-  spec.execution_timeout_ms = v.Long(spec.execution_timeout_key, 0);
   if (!v.IsSet(spec.execution_timeout_key) && v.IsSet("tony.worker.timeout")) {
     spec.execution_timeout_key = "tony.worker.timeout";
-    spec.execution_timeout_ms = v.Long(spec.execution_timeout_key, 0);
   }
+  spec.execution_timeout_ms = v.Long(spec.execution_timeout_key, 0);
   spec.error_message_max_depth = v.Int("tony.task.executor.execution.error-message-max-depth", 0);
   spec.fail_on_worker_failure = v.Bool("tony.application.fail-on-worker-failure-enabled");
   spec.container_envs = v.List("tony.containers.envs");

@@ -45,7 +45,7 @@ struct JobSpec {
   int64_t allocation_timeout_ms = -1;    // tony.container.allocation.timeout; <= 0: none
   int64_t heartbeat_interval_ms = 1000;
   int max_missed_heartbeats = 25;
-  int64_t execution_timeout_ms = 0;  // tony.task.executor.execution-timeout-ms
+  int64_t execution_timeout_ms = 0;  // from execution_timeout_key
   // The key the timeout came from, for the message when it fires (TonY's older
   // tony.worker.timeout when only that one is set).
   std::string execution_timeout_key = "tony.task.executor.execution-timeout-ms";

@@ -5,6 +5,8 @@ import os
 import subprocess
 import time
 
+import pytest
+
 from tonytest import SYSTEM_PYTHON, assert_nothing_left, job_id_from, tony_xml, write
 
 SCRIPT = """
@@ -177,37 +179,22 @@ def test_hung_task_hits_the_application_timeout(tony, tmp_path):
     assert_nothing_left(tony.home)
 
 
-def test_execution_timeout_kills_the_user_process_and_says_which_key(tony, tmp_path):
+@pytest.mark.parametrize("key", ["tony.task.executor.execution-timeout-ms",
+                                 # TonY's name before TonY #596, still in old job files
+                                 "tony.worker.timeout"])
+def test_execution_timeout_kills_the_user_process_and_says_which_key(tony, tmp_path, key):
     src = tmp_path / "src"
     write(str(src / "slow.py"), "import time\ntime.sleep(120)\n")
     conf = tony_xml(str(tmp_path / "tony.xml"), {
         "tony.application.framework": "generic", "tony.worker.instances": "1",
-        "tony.worker.memory": "256m", "tony.task.executor.execution-timeout-ms": "1500"})
-    started = time.monotonic()
-    r = tony.run("submit", "--executes", "slow.py", "--python_binary_path", SYSTEM_PYTHON,
-                 "--src_dir", str(src), "--conf_file", conf)
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert time.monotonic() - started < 60
-    assert "execution timed out after 1500 ms (tony.task.executor.execution-timeout-ms)" in \
-        open(os.path.join(tony.task("worker", 0)["log_dir"], "executor.log")).read()
-    assert_nothing_left(tony.home)
-
-
-def test_tonys_older_worker_timeout_key_still_kills_the_user_process(tony, tmp_path):
-    """A TonY job file from before TonY #596 sets tony.worker.timeout: it must still bound the
-    task (not be warned about as an unknown key), and the message names the key the file used."""
-    src = tmp_path / "src"
-    write(str(src / "slow.py"), "import time\ntime.sleep(120)\n")
-    conf = tony_xml(str(tmp_path / "tony.xml"), {
-        "tony.application.framework": "generic", "tony.worker.instances": "1",
-        "tony.worker.memory": "256m", "tony.worker.timeout": "1500"})
+        "tony.worker.memory": "256m", key: "1500"})
     started = time.monotonic()
     r = tony.run("submit", "--executes", "slow.py", "--python_binary_path", SYSTEM_PYTHON,
                  "--src_dir", str(src), "--conf_file", conf)
     assert r.returncode == 1, r.stdout + r.stderr
     assert time.monotonic() - started < 60
     assert "unknown key" not in r.stderr, r.stderr
-    assert "execution timed out after 1500 ms (tony.worker.timeout)" in \
+    assert f"execution timed out after 1500 ms ({key})" in \
         open(os.path.join(tony.task("worker", 0)["log_dir"], "executor.log")).read()
     assert_nothing_left(tony.home)
 

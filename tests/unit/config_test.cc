@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -706,70 +705,7 @@ TEST_F(JobSpecTest, BadResourceEntriesNameTheKeyAndTheEntry) {
   EXPECT_THAT(err, HasSubstr("expected SOURCE[::NAME][#archive] or SOURCE#NAME"));
 }
 
-// ---- The key audit (docs/keys.md) ----
-
-// Every registered key is either applied (this list, each with its test in docs/keys.md) or
-// marked unsupported with a reason: a new key must take one side.
-TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
-  const std::set<std::string> applied = {"tony.yarn.queue",
-                                         "tony.application.name",
-                                         "tony.application.type",
-                                         "tony.application.tags",
-                                         "tony.application.node-label",
-                                         "tony.application.framework",
-                                         "tony.application.distributed-mode",
-                                         "tony.application.timeout",
-                                         "tony.application.untracked.jobtypes",
-                                         "tony.application.sidecar.jobtypes",
-                                         "tony.application.stop-on-failure-jobtypes",
-                                         "tony.application.fail-on-worker-failure-enabled",
-                                         "tony.local.memory",
-                                         "tony.local.vcores",
-                                         "tony.gpu-exec-path",
-                                         "tony.am.memory",
-                                         "tony.am.vcores",
-                                         "tony.am.gpus",
-                                         "tony.am.resources",
-                                         "tony.task.max-total-instances",
-                                         "tony.task.max-total-gpus",
-                                         "tony.task.max-total-vcores",
-                                         "tony.task.max-total-memory",
-                                         "tony.task.heartbeat-interval-ms",
-                                         "tony.task.max-missed-heartbeats",
-                                         "tony.task.executor.execution-timeout-ms",
-                                         "tony.worker.timeout",
-                                         "tony.task.executor.registry-timeout-sec",
-                                         "tony.task.executor.execution.error-message-max-depth",
-                                         "tony.container.registration.timeout",
-                                         "tony.container.allocation.timeout",
-                                         "tony.containers.resources",
-                                         "tony.containers.command",
-                                         "tony.containers.envs",
-                                         "tony.execution.envs",
-                                         "tony.<role>.instances",
-                                         "tony.<role>.max-instances",
-                                         "tony.<role>.memory",
-                                         "tony.<role>.vcores",
-                                         "tony.<role>.gpus",
-                                         "tony.<role>.resources",
-                                         "tony.<role>.command",
-                                         "tony.<role>.node-label",
-                                         "tony.<role>.nproc-per-task",
-                                         "tony.docker.enabled",
-                                         "tony.docker.containers.image",
-                                         "tony.docker.<role>.image",
-                                         "tony.docker.containers.mount",
-                                         "tony.python-exec-path",
-                                         "tony.kerberos.principal",
-                                         "tony.kerberos.keytab",
-                                         "tony.kerberos.proxy-user",
-                                         "tony.other.namenodes",
-                                         "tony.history.location"};
-  for (const KeySpec& spec : AllKeys()) {
-    bool is_applied = applied.count(std::string(spec.name)) > 0;
-    EXPECT_NE(is_applied, !spec.unsupported.empty()) << spec.name;
-  }
-}
+// ---- Unsupported and unknown keys (the applied/unsupported audit is in keys_test.cc) ----
 
 // A value for an unsupported key (as a user would set it) and the concrete key.
 std::pair<std::string, std::string> UserSetting(const KeySpec& spec) {
