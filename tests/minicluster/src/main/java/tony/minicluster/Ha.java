@@ -178,9 +178,29 @@ final class Ha {
     return rm.getRMContext().getRMAdminService().getServiceStatus().getState();
   }
 
+  // A port that is free now and stays free until the RM binds it, perhaps only at failover:
+  // chosen below Linux's ephemeral range (32768-60999 by default), which outgoing connections
+  // take their local ports from. A port from ServerSocket(0) is in that range, and once an
+  // outgoing socket took the standby's port its transition to active failed with "Address
+  // already in use" (seen in CI). Each port is handed out once.
+  private static final java.util.Set<Integer> handedOut = new java.util.HashSet<>();
+  private static final java.util.Random random = new java.util.Random();
+
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    final int low = 20000;
+    final int high = 32768;  // exclusive
+    for (int tries = 0; tries < 1000; tries++) {
+      int port = low + random.nextInt(high - low);
+      if (handedOut.contains(port)) continue;
+      try (ServerSocket s = new ServerSocket()) {
+        s.setReuseAddress(true);
+        s.bind(new java.net.InetSocketAddress("localhost", port));
+      } catch (IOException busy) {
+        continue;
+      }
+      handedOut.add(port);
+      return port;
     }
+    throw new IOException("no free port in [" + low + ", " + high + ")");
   }
 }
