@@ -126,6 +126,12 @@ std::string ExitWords(const rpc::TaskStatus& task) {
       task.has_exit_code() ? std::optional<int>(task.exit_code()) : std::nullopt, task.signal());
 }
 
+std::string ReasonWords(const rpc::TaskStatus& task) {
+  if (!task.end_reason().empty()) return task.end_reason();
+  if (task.state() == "NEW" && task.stage() == "training") return "waits for the prepare stage";
+  return "";
+}
+
 bool TaskEnded(const std::string& state) {
   if (auto s = core::ParseTaskState(state)) return core::IsTerminal(*s);
   return state == "FINISHED" || state == "KILLED" || state == "UNKNOWN";  // older files
@@ -156,7 +162,7 @@ std::string RenderTaskTable(const rpc::JobStatus& status, size_t max_width) {
                                     t->node(),
                                     address,
                                     ExitWords(*t),
-                                    t->end_reason(),
+                                    ReasonWords(*t),
                                     t->log_url(),
                                     t->log_url().empty() ? t->log_dir() : ""};
     for (size_t i = 0; i < row.size(); ++i) columns[i].cells.push_back(Cell(row[i]));
@@ -211,7 +217,7 @@ void StatusPrinter::Show(const rpc::JobStatus& status) {
     std::string row = t.state();
     if (t.port() != 0) row += " " + t.host() + ":" + std::to_string(t.port());
     if (std::string exit = ExitWords(t); !exit.empty()) row += " " + exit;
-    if (!t.end_reason().empty()) row += ": " + t.end_reason();
+    if (std::string reason = ReasonWords(t); !reason.empty()) row += ": " + reason;
     rows[t.role() + ":" + std::to_string(t.index())] = row;
   }
   if (first) {

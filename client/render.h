@@ -22,6 +22,9 @@ std::string Printable(std::string_view text);
 std::string RenderTaskTable(const rpc::JobStatus& status, size_t max_width = 0);
 // "exit 3", "signal 9 (SIGKILL)", or "" (no exit known).
 std::string ExitWords(const rpc::TaskStatus& task);
+
+// The REASON cell: why the task ended, or why a task of the training stage has no container yet.
+std::string ReasonWords(const rpc::TaskStatus& task);
 // Whether a task's state is an end (today's names, and FINISHED/KILLED/UNKNOWN of older files).
 bool TaskEnded(const std::string& state);
 // "job <id> SUCCEEDED" / "job <id> FAILED: <message>" plus the failed tasks' diagnostics.

@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "config/keys.h"
 #include "config/resources.h"
+#include "config/role_names.h"
 #include "config/validator.h"
 
 namespace tony {
@@ -49,6 +50,13 @@ const RoleSpec* JobSpec::FindRole(const std::string& role_name) const {
     if (r.name == role_name) return &r;
   }
   return nullptr;
+}
+
+bool JobSpec::Staged() const {
+  for (const RoleSpec& r : roles) {
+    if (r.stage > 0) return true;
+  }
+  return false;
 }
 
 int JobSpec::TotalInstances() const {
@@ -165,6 +173,67 @@ void CheckTotals(Validator& v, const std::vector<RoleSpec>& roles) {
   CheckTotal(v, roles, "memory", [](const RoleSpec& r) { return r.memory_mb; });
 }
 
+// The roles a stage key names, each once; a name that is no role of the job is an error naming
+// the key and the closest role.
+std::vector<std::string> StageRoles(Validator& v, const std::string& key,
+                                    const std::vector<std::string>& declared) {
+  std::vector<std::string> names;
+  for (const std::string& name : v.List(key)) {
+    if (name.empty() || Contains(names, name)) continue;
+    if (!Contains(declared, name)) {
+      std::string error = v.Describe(key) + " names '" + name + "', which is no role of this job";
+      if (!declared.empty()) error += " (roles: " + Join(declared, ", ") + ")";
+      if (std::string best = ClosestName(name, declared); !best.empty()) {
+        error += "; did you mean '" + best + "'?";
+      }
+      v.AddError(error);
+      continue;
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+// TonY's stages (docs/tony-compat.md §1.8): with only one of the two keys set, the other stage is
+// every other role; with both, every role is in exactly one. The training stage waits only for
+// the prepare stage's tracked tasks: with none (all untracked or sidecar, or no instances),
+// nothing is waited for and every role is in one stage, as in TonY.
+void BuildStages(Validator& v, const Configuration& conf, std::vector<RoleSpec>& roles) {
+  constexpr char kPrepare[] = "tony.application.prepare-stage";
+  constexpr char kTraining[] = "tony.application.training-stage";
+  const std::vector<std::string> declared = DeclaredRoles(conf);
+  std::vector<std::string> prepare = StageRoles(v, kPrepare, declared);
+  std::vector<std::string> training = StageRoles(v, kTraining, declared);
+  if (prepare.empty() && training.empty()) return;
+  for (const std::string& name : prepare) {
+    if (Contains(training, name)) {
+      v.AddError("role " + name + " is in both " + v.Describe(kPrepare) + " and " +
+                 v.Describe(kTraining) + ": a role runs in one stage");
+    }
+  }
+  if (!prepare.empty() && !training.empty()) {
+    std::vector<std::string> neither;
+    for (const RoleSpec& r : roles) {
+      if (!Contains(prepare, r.name) && !Contains(training, r.name)) neither.push_back(r.name);
+    }
+    if (!neither.empty()) {
+      v.AddError("role(s) " + Join(neither, ", ") + " in neither " + v.Describe(kPrepare) +
+                 " nor " + v.Describe(kTraining) +
+                 ": with both keys set every role is in one of them (set only one to have the "
+                 "other stage take the rest)");
+    }
+  }
+  bool waits = false;
+  for (RoleSpec& r : roles) {
+    r.stage = prepare.empty() ? (Contains(training, r.name) ? 1 : 0)
+                              : (Contains(prepare, r.name) ? 0 : 1);
+    if (r.stage == 0 && !r.untracked && !r.sidecar) waits = true;
+  }
+  if (!waits) {
+    for (RoleSpec& r : roles) r.stage = 0;
+  }
+}
+
 void ReadApplication(Validator& v, JobSpec& spec) {
   spec.name = v.String("tony.application.name");
   spec.type = v.String("tony.application.type");
@@ -218,6 +287,7 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
   JobSpec spec;
   ReadApplication(v, spec);
   spec.roles = BuildRoles(v, conf);
+  BuildStages(v, conf, spec.roles);
   // Only when nothing else is wrong: a bad instances value would otherwise be reported twice.
   if (spec.roles.empty() && v.ok()) {
     v.AddError("no tasks: set tony.<role>.instances (e.g. tony.worker.instances=2)");

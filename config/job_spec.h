@@ -28,6 +28,10 @@ struct RoleSpec {
   bool sidecar = false;          // in tony.application.sidecar.jobtypes
   bool stop_on_failure = false;  // in tony.application.stop-on-failure-jobtypes
   int nproc_per_task = 1;        // tony.<role>.nproc-per-task (processes per container; issue 4)
+  // 0: the first stage (the prepare stage, or the only one); 1: the training stage, whose
+  // containers are asked for once every tracked task of stage 0 succeeded (TonY's
+  // tony.application.prepare-stage / training-stage, docs/tony-compat.md §1.8).
+  int stage = 0;
 };
 
 struct JobSpec {
@@ -84,6 +88,8 @@ struct JobSpec {
   int chief_index = 0;
 
   const RoleSpec* FindRole(const std::string& name) const;
+  // True when the job runs in two stages (some role has stage 1).
+  bool Staged() const;
   int TotalInstances() const;
   // Tasks that are neither untracked nor sidecar (TonY's TASK_NUM).
   int TrackedInstances() const;

@@ -64,12 +64,12 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
       Unsupported(Int("tony.application.num-client-rm-connect-retries", "3", "",
                       "Client connect retries to the resource manager."),
                   "the client's RM retries follow yarn-site.xml (yarn.resourcemanager.connect.*)"));
-  k.push_back(
-      Unsupported(List("tony.application.prepare-stage", "", "Roles of the prepare stage."),
-                  "stages (prepare/training) are not implemented: every role starts at once"));
-  k.push_back(
-      Unsupported(List("tony.application.training-stage", "", "Roles of the training stage."),
-                  "stages (prepare/training) are not implemented: every role starts at once"));
+  k.push_back(List("tony.application.prepare-stage", "",
+                   "Roles of the prepare stage: they run first; the training stage's roles get "
+                   "containers once every tracked task of these succeeded."));
+  k.push_back(List("tony.application.training-stage", "",
+                   "Roles of the training stage; with only one of the two keys set, the other "
+                   "stage is every other role."));
   k.push_back(List("tony.application.untracked.jobtypes", "ps",
                    "Roles not waited for; their failure fails the job."));
   k.push_back(List("tony.application.sidecar.jobtypes", "tensorboard",

@@ -26,6 +26,19 @@ const std::vector<std::string>& WellKnownRoles() {
   return kRoles;
 }
 
+std::string ClosestName(const std::string& name, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  for (const std::string& other : names) {
+    size_t d = EditDistance(name, other);
+    if (d <= TypoDistance(name) && d < best_distance) {
+      best_distance = d;
+      best = other;
+    }
+  }
+  return best;
+}
+
 std::vector<std::string> RoleNameWarnings(const JobSpec& spec) {
   std::vector<std::string> warnings;
   for (const RoleSpec& role : spec.roles) {
@@ -64,15 +77,9 @@ std::vector<std::string> UntrackedRoleWarnings(const Configuration& conf, const 
     std::string warning = std::string(kKey) + " names '" + name +
                           "', which is no role of this job (" + value->source +
                           "): it makes no task untracked";
-    std::string best;
-    size_t best_distance = std::numeric_limits<size_t>::max();
-    for (const RoleSpec& role : spec.roles) {
-      size_t d = EditDistance(name, role.name);
-      if (d <= TypoDistance(name) && d < best_distance) {
-        best_distance = d;
-        best = role.name;
-      }
-    }
+    std::vector<std::string> roles;
+    for (const RoleSpec& role : spec.roles) roles.push_back(role.name);
+    std::string best = ClosestName(name, roles);
     if (!best.empty()) warning += "; did you mean '" + best + "'?";
     warnings.push_back(warning);
   }

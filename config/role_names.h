@@ -16,6 +16,10 @@ namespace tony {
 // Role names with a meaning in TonY or tony (frameworks, sidecars, the Horovod driver).
 const std::vector<std::string>& WellKnownRoles();
 
+// The name in `names` closest to `name` when it is within a typo of it (one edit for names of up
+// to three letters, two otherwise); empty when none is.
+std::string ClosestName(const std::string& name, const std::vector<std::string>& names);
+
 // One "did you mean" warning per role of `spec` that is not well known and whose name is within
 // a typo of a well-known role or of another role of the job.
 std::vector<std::string> RoleNameWarnings(const JobSpec& spec);

@@ -194,11 +194,23 @@ void Coordinator::MaybeShutDown() {
 }
 
 void Coordinator::Dispatch(const core::Event& event) {
+  const int stage = machine_.stage();
   std::vector<core::Command> commands = machine_.Handle(event, NowMs());
+  if (machine_.stage() != stage) LogStageStart();
   for (const auto& command : commands) Execute(command);
   PersistChanges();
   AnswerStatusWaiters(/*expire_only=*/false);
   ArmWake();
+}
+
+void Coordinator::LogStageStart() {
+  std::vector<std::string> prepare;
+  std::vector<std::string> training;
+  for (const RoleSpec& role : machine_.spec().roles) {
+    (role.stage < machine_.stage() ? prepare : training).push_back(role.name);
+  }
+  TONY_LOG(kInfo) << "the prepare stage (" << Join(prepare, ", ")
+                  << ") succeeded: starting the training stage (" << Join(training, ", ") << ")";
 }
 
 void Coordinator::Execute(const core::Command& command) {
@@ -451,6 +463,7 @@ rpc::JobStatus Coordinator::Snapshot() const {
     if (auto node = nodes_.find(t.container_id); node != nodes_.end()) ts->set_node(node->second);
     ts->set_tracked(t.tracked);
     ts->set_chief(t.is_chief);
+    if (machine_.last_stage() > 0) ts->set_stage(t.stage == 0 ? "prepare" : "training");
   }
   return s;
 }

@@ -110,6 +110,8 @@ class Coordinator final : public engine::EngineListener {
   Status StartServer();
   Status StartStatusEndpoint();
   void Dispatch(const core::Event& event);
+  // Says in the coordinator's log that the training stage started, and after which roles.
+  void LogStageStart();
   void Execute(const core::Command& command);
   void Launch(const core::LaunchTask& launch);
   engine::LaunchSpec BuildLaunchSpec(const core::LaunchTask& launch) const;

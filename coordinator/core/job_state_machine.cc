@@ -2,6 +2,7 @@
 // Outcome rules live in job_state_machine_outcome.cc, timeouts in job_state_machine_timeouts.cc.
 #include "coordinator/core/job_state_machine.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace tony::core {
@@ -77,28 +78,50 @@ std::vector<Command> JobStateMachine::Handle(const Event& event, int64_t now_ms)
 void JobStateMachine::OnStart(int64_t now_ms, std::vector<Command>& out) {
   if (start_ms_ >= 0) return;
   start_ms_ = now_ms;
+  for (const RoleSpec& role : spec_.roles) last_stage_ = std::max(last_stage_, role.stage);
+  stage_tasks_.assign(last_stage_ + 1, 0);
+  stage_registered_.assign(last_stage_ + 1, 0);
+  stage_pending_.assign(last_stage_ + 1, 0);
+  gang_specs_.assign(last_stage_ + 1, std::nullopt);
   for (const RoleSpec& role : spec_.roles) {
     for (int i = 0; i < role.instances; ++i) {
       TaskRecord t;
       t.id = TaskId{role.name, i};
+      t.stage = role.stage;
       t.untracked = role.untracked;
       t.sidecar = role.sidecar;
       t.tracked = !role.untracked && !role.sidecar;
       t.is_chief = role.name == chief_role_ && i == chief_index_;
+      ++stage_tasks_[t.stage];
+      if (t.tracked) ++stage_pending_[t.stage];
       index_[t.id] = tasks_.size();
       tasks_.push_back(std::move(t));
     }
-    if (role.instances > 0) {
-      out.push_back(engine::ContainerRequest{role.name, role.instances, role.memory_mb, role.vcores,
-                                             role.gpus});
-    }
   }
+  RequestStage(0, now_ms, out);
   live_count_ = static_cast<int>(tasks_.size());
   for (const TaskRecord& t : tasks_) completion_total_ += t.tracked ? 1 : 0;
   if (completion_total_ == 0) completion_total_ = live_count_;
   Touch();
   RecomputeCheckAfter();
   if (tasks_.empty()) Decide(FinalStatus::kSucceeded, "the job has no tasks", now_ms, out);
+}
+
+void JobStateMachine::RequestStage(int stage, int64_t now_ms, std::vector<Command>& out) {
+  stage_ = stage;
+  stage_start_ms_ = now_ms;
+  for (const RoleSpec& role : spec_.roles) {
+    if (role.stage != stage || role.instances <= 0) continue;
+    out.push_back(engine::ContainerRequest{role.name, role.instances, role.memory_mb, role.vcores,
+                                           role.gpus});
+  }
+}
+
+void JobStateMachine::MaybeAdvanceStage(int64_t now_ms, std::vector<Command>& out) {
+  if (phase_ != JobPhase::kRunning || stage_ >= last_stage_ || stage_pending_[stage_] > 0) return;
+  RequestStage(stage_ + 1, now_ms, out);
+  Touch();
+  RecomputeCheckAfter();  // the new stage's allocation timeout
 }
 
 void JobStateMachine::OnContainerAllocated(const ContainerAllocated& e, int64_t now_ms,
@@ -108,7 +131,7 @@ void JobStateMachine::OnContainerAllocated(const ContainerAllocated& e, int64_t 
     for (auto it = index_.lower_bound(TaskId{e.role, 0});
          it != index_.end() && it->first.role == e.role; ++it) {
       TaskRecord& t = tasks_[it->second];
-      if (t.state != TaskState::kNew) continue;
+      if (t.state != TaskState::kNew || t.stage > stage_) continue;  // not asked for yet
       t.state = TaskState::kAllocated;
       t.container_id = e.container_id;
       t.host = e.host;
@@ -150,7 +173,7 @@ void JobStateMachine::OnTaskRegistered(const TaskRegistered& e, int64_t now_ms,
   t->registered_ms = now_ms;
   t->last_heartbeat_ms = now_ms;
   t->state = TaskState::kRegistered;
-  ++registered_count_;
+  ++stage_registered_[t->stage];
   Touch();
   if (HeartbeatExpiryMs() > 0) LowerCheckAfter(now_ms + HeartbeatExpiryMs());
   if (spec_.mode == DistributedMode::kFcfs) {
@@ -158,16 +181,16 @@ void JobStateMachine::OnTaskRegistered(const TaskRegistered& e, int64_t now_ms,
     out.push_back(SpecPublished{});
     return;
   }
-  // GANG barrier: every task has registered (a task that ended since still counts).
-  if (registered_count_ < static_cast<int>(tasks_.size())) return;
+  // GANG barrier: every task of the stage has registered (a task that ended since still counts).
+  if (stage_registered_[t->stage] < stage_tasks_[t->stage]) return;
   runtime::Cluster cluster;
   for (TaskRecord& task : tasks_) {
+    if (task.stage != t->stage) continue;
     cluster[task.id.role].push_back(task.host + ":" + std::to_string(task.port));
     if (task.state == TaskState::kRegistered) task.state = TaskState::kRunning;
   }
-  gang_spec_ = std::move(cluster);
-  spec_published_ = true;
-  RecomputeCheckAfter();  // the allocation timeout no longer applies
+  gang_specs_[t->stage] = std::move(cluster);
+  RecomputeCheckAfter();  // the stage's allocation timeout no longer applies
   out.push_back(SpecPublished{});
 }
 
@@ -207,11 +230,12 @@ void JobStateMachine::OnKillRequested(const KillRequested& e, int64_t now_ms,
 std::optional<runtime::Cluster> JobStateMachine::SpecFor(const TaskId& task, int attempt) const {
   const TaskRecord* t = FindTask(task);
   if (t == nullptr || t->attempt != attempt || t->registered_ms < 0) return std::nullopt;
-  if (spec_.mode == DistributedMode::kGang) return gang_spec_;
-  // FCFS: the tasks registered so far, in index order; unregistered ones are left out.
+  if (spec_.mode == DistributedMode::kGang) return gang_specs_[t->stage];
+  // FCFS: the tasks of its stage registered so far, in index order; unregistered ones are left
+  // out.
   runtime::Cluster cluster;
   for (const TaskRecord& other : tasks_) {
-    if (other.registered_ms < 0) continue;
+    if (other.registered_ms < 0 || other.stage != t->stage) continue;
     cluster[other.id.role].push_back(other.host + ":" + std::to_string(other.port));
   }
   return cluster;

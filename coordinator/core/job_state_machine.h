@@ -24,6 +24,13 @@
 //  * Otherwise the job ends when every tracked task has ended: FAILED if any tracked task failed
 //    and (fail_on_worker_failure or all tracked tasks failed), else SUCCEEDED (with "completed
 //    with N failed task(s)" when some failed, TonY #428).
+//  * Stages (TonY's prepare/training stages, RoleSpec::stage): Start asks for the containers of
+//    stage 0's roles only; stage 1's tasks wait in NEW until every tracked task of stage 0 has
+//    SUCCEEDED, then their containers are asked for. A tracked stage-0 task that FAILS fails the
+//    job (the training stage must not start on half-prepared data), whatever
+//    fail_on_worker_failure says. Each stage has its own GANG barrier and cluster spec (its own
+//    roles only) and its own allocation timeout, from the stage's start. An explicit chief
+//    decides the job only in the last stage.
 //  * Timeouts, checked on every event including Tick: application timeout (from Start);
 //    registration timeout (per task, from its container allocation); allocation timeout (GANG:
 //    every task registered within it, from Start); heartbeat loss (no heartbeat for
@@ -70,6 +77,7 @@ inline constexpr int64_t kStopGraceMs = 15'000;
 struct TaskRecord {
   TaskId id;
   int attempt = 0;
+  int stage = 0;  // RoleSpec::stage
   TaskState state = TaskState::kNew;
   bool tracked = true;
   bool sidecar = false;
@@ -174,6 +182,10 @@ class JobStateMachine {
   const std::vector<TaskRecord>& tasks() const { return tasks_; }
   const TaskRecord* FindTask(const TaskId& id) const;
   JobPhase phase() const { return phase_; }
+  // The stage whose containers have been asked for (0 until the training stage starts), and the
+  // job's last stage (0 for a job without stages).
+  int stage() const { return stage_; }
+  int last_stage() const { return last_stage_; }
   FinalStatus final_status() const { return final_status_; }
   const std::string& final_message() const { return final_message_; }
   // Increases on every change a client could see (task state, phase); for long-polling status.
@@ -192,6 +204,10 @@ class JobStateMachine {
   void OnHeartbeat(const Heartbeat& e, int64_t now_ms);
   void OnTaskExited(const TaskExited& e, int64_t now_ms, std::vector<Command>& out);
   void OnKillRequested(const KillRequested& e, int64_t now_ms, std::vector<Command>& out);
+  // Asks for the containers of every role of `stage`.
+  void RequestStage(int stage, int64_t now_ms, std::vector<Command>& out);
+  // Starts the next stage once every tracked task of the current one has succeeded.
+  void MaybeAdvanceStage(int64_t now_ms, std::vector<Command>& out);
 
   // Timeouts (job_state_machine_timeouts.cc).
   void CheckTimeouts(int64_t now_ms, std::vector<Command>& out);
@@ -247,13 +263,19 @@ class JobStateMachine {
   int64_t version_ = 0;
   int64_t start_ms_ = -1;
   int64_t stop_started_ms_ = -1;
-  bool spec_published_ = false;
+  int stage_ = 0;
+  int last_stage_ = 0;
+  int64_t stage_start_ms_ = -1;
+  // Per stage: its tasks, those registered, its tracked tasks not yet SUCCEEDED, and its cluster
+  // spec once GANG publishes it.
+  std::vector<int> stage_tasks_;
+  std::vector<int> stage_registered_;
+  std::vector<int> stage_pending_;
+  std::vector<std::optional<runtime::Cluster>> gang_specs_;
   std::string chief_role_;  // spec_.chief_role, or derived when a hand-built spec left it empty
   int chief_index_ = 0;
-  std::optional<runtime::Cluster> gang_spec_;  // built once when GANG publishes
 
   // Counters kept by EndTask/OnTaskRegistered so no event costs O(tasks).
-  int registered_count_ = 0;
   int completion_total_ = 0;  // tracked tasks, or every task when none is tracked
   int completion_ended_ = 0;
   int completion_failed_ = 0;

@@ -1,4 +1,5 @@
 // JobStateMachine: how a task's end decides the job (docs/tony-compat.md §1.5), and stopping.
+#include <algorithm>
 #include <csignal>
 #include <utility>
 
@@ -95,6 +96,7 @@ void JobStateMachine::EndTask(TaskRecord& t, TaskState state, std::optional<int>
   t.diagnostics = std::move(diagnostics);
   t.ended_ms = now_ms;
   --live_count_;
+  if (t.tracked && state == TaskState::kSucceeded) --stage_pending_[t.stage];
   if (InCompletionSet(t)) {
     ++completion_ended_;
     if (IsFailure(state)) ++completion_failed_;
@@ -108,22 +110,31 @@ void JobStateMachine::AfterTaskEnded(const TaskRecord& t, const std::string& fai
   if (IsFailure(t.state)) {
     if (InCompletionSet(t) && first_failure_.empty()) first_failure_ = failure;
     if (FailureEndsJob(t)) {
-      Decide(FinalStatus::kFailed, failure, now_ms, out);
+      std::string message = failure;
+      if (t.tracked && t.stage < last_stage_) {
+        size_t end = std::min(message.find('\n'), message.size());
+        message.insert(end, "; the training stage does not start");
+      }
+      Decide(FinalStatus::kFailed, message, now_ms, out);
       return;
     }
   }
   // An explicit chief decides alone: ps and workers of ParameterServerStrategy never exit.
-  if (t.state == TaskState::kSucceeded && t.is_chief && chief_role_ == "chief") {
+  if (t.state == TaskState::kSucceeded && t.is_chief && chief_role_ == "chief" &&
+      t.stage == last_stage_) {
     std::string message = "chief task " + t.id.ToString() + " succeeded";
     if (completion_failed_ > 0) message += "; " + FailedTaskList();
     Decide(FinalStatus::kSucceeded, message, now_ms, out);
     return;
   }
   MaybeCompleteJob(now_ms, out);
+  MaybeAdvanceStage(now_ms, out);
 }
 
 bool JobStateMachine::FailureEndsJob(const TaskRecord& t) const {
   if (t.is_chief || t.untracked) return true;  // untracked: workers would hang without ps (#405)
+  // The next stage waits for this one's tracked tasks to succeed: it can no longer start.
+  if (t.tracked && t.stage < last_stage_) return true;
   const RoleSpec* role = Role(t.id.role);
   if (role != nullptr && role->stop_on_failure) return true;
   // Before registering it never ran: a bad command or environment, and a GANG barrier that can

@@ -37,9 +37,9 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
   if (spec_.application_timeout_ms > 0 && now_ms >= start_ms_ + spec_.application_timeout_ms) {
     expired.push_back({start_ms_ + spec_.application_timeout_ms, Expired::kApplication});
   }
-  if (spec_.mode == DistributedMode::kGang && !spec_published_ && spec_.allocation_timeout_ms > 0 &&
-      now_ms >= start_ms_ + spec_.allocation_timeout_ms) {
-    expired.push_back({start_ms_ + spec_.allocation_timeout_ms, Expired::kAllocation});
+  if (spec_.mode == DistributedMode::kGang && !gang_specs_[stage_] &&
+      spec_.allocation_timeout_ms > 0 && now_ms >= stage_start_ms_ + spec_.allocation_timeout_ms) {
+    expired.push_back({stage_start_ms_ + spec_.allocation_timeout_ms, Expired::kAllocation});
   }
   for (size_t i = 0; i < tasks_.size(); ++i) {
     std::optional<int64_t> deadline = TaskDeadlineMs(tasks_[i]);
@@ -57,9 +57,12 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
         break;
       case Expired::kAllocation:
         Decide(FinalStatus::kFailed,
-               "only " + std::to_string(registered_count_) + " of " +
-                   std::to_string(tasks_.size()) + " tasks registered within " +
-                   std::to_string(spec_.allocation_timeout_ms) +
+               "only " + std::to_string(stage_registered_[stage_]) + " of " +
+                   std::to_string(stage_tasks_[stage_]) + " tasks" +
+                   (last_stage_ == 0 ? ""
+                    : stage_ == 0    ? " of the prepare stage"
+                                     : " of the training stage") +
+                   " registered within " + std::to_string(spec_.allocation_timeout_ms) +
                    " ms (tony.container.allocation.timeout)",
                now_ms, out);
         break;
@@ -125,8 +128,9 @@ void JobStateMachine::RecomputeCheckAfter() {
     return;
   }
   if (spec_.application_timeout_ms > 0) LowerCheckAfter(start_ms_ + spec_.application_timeout_ms);
-  if (spec_.mode == DistributedMode::kGang && !spec_published_ && spec_.allocation_timeout_ms > 0) {
-    LowerCheckAfter(start_ms_ + spec_.allocation_timeout_ms);
+  if (spec_.mode == DistributedMode::kGang && !gang_specs_[stage_] &&
+      spec_.allocation_timeout_ms > 0) {
+    LowerCheckAfter(stage_start_ms_ + spec_.allocation_timeout_ms);
   }
   for (const TaskRecord& t : tasks_) {
     if (std::optional<int64_t> deadline = TaskDeadlineMs(t)) LowerCheckAfter(*deadline);

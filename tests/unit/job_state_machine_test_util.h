@@ -20,6 +20,7 @@ struct RoleOptions {
   bool untracked = false;
   bool sidecar = false;
   bool stop_on_failure = false;
+  int stage = 0;  // RoleSpec::stage
 };
 
 // A JobSpec as BuildJobSpec would make it: roles sorted by name, chief "chief" else worker:0.
@@ -37,6 +38,7 @@ inline JobSpec MakeSpec(std::vector<RoleOptions> roles) {
     role.untracked = r.untracked;
     role.sidecar = r.sidecar;
     role.stop_on_failure = r.stop_on_failure;
+    role.stage = r.stage;
     spec.roles.push_back(role);
     if (r.name == "chief") spec.chief_role = "chief";
     if (r.name == "worker" && spec.chief_role.empty()) spec.chief_role = "worker";

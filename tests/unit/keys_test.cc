@@ -136,6 +136,8 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.task.executor.execution.error-message-max-depth",
                                          "tony.container.registration.timeout",
                                          "tony.container.allocation.timeout",
+                                         "tony.application.prepare-stage",
+                                         "tony.application.training-stage",
                                          "tony.containers.resources",
                                          "tony.containers.command",
                                          "tony.containers.envs",

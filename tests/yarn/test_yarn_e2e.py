@@ -237,3 +237,31 @@ def test_docker_runtime_is_asked_for_in_every_task_container(minicluster, tmp_pa
         logs = tony.run("logs", app_id, "--task", task)
         assert "runtime=docker image=tony-test/train:1 mounts=/tmp:/tmp:ro" in logs.stdout, (
             logs.stdout + logs.stderr)
+
+
+def test_training_stage_containers_are_asked_for_after_the_prepare_stage(minicluster, tmp_path):
+    tony = yarn_tony(tmp_path, minicluster)
+    xml = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "generic", "tony.am.memory": "256m",
+        "tony.application.training-stage": "worker",
+        "tony.prep.instances": "1", "tony.prep.memory": "256m",
+        "tony.prep.command": 'echo "prepared with $CLUSTER_SPEC"',
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.worker.command": 'echo "training with $CLUSTER_SPEC"'})
+    r = tony.run("submit", "--conf_file", xml, timeout=300)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    app_id = app_id_from(r.stdout)
+    tasks = {f"{t['role']}:{t['index']}": t for t in tony.status(app_id)["tasks"]}
+    assert {k: (t["state"], t["stage"]) for k, t in tasks.items()} == {
+        "prep:0": ("SUCCEEDED", "prepare"), "worker:0": ("SUCCEEDED", "training"),
+        "worker:1": ("SUCCEEDED", "training")}
+    # YARN numbers containers in allocation order: the workers' came after prep's.
+    number = {k: int(t["container_id"].rsplit("_", 1)[1]) for k, t in tasks.items()}
+    assert number["worker:0"] > number["prep:0"] and number["worker:1"] > number["prep:0"], number
+    logs = tony.run("logs", app_id, "--task", "worker:1")
+    spec = json.loads(re.search(r"training with (\{.*\})", logs.stdout).group(1))
+    assert sorted(spec) == ["worker"] and len(spec["worker"]) == 2, logs.stdout
+    am = tony.run("logs", app_id)
+    assert "the prepare stage (prep) succeeded: starting the training stage (worker)" in \
+        am.stdout, am.stdout + am.stderr
