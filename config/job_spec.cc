@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "common/strings.h"
@@ -173,6 +174,16 @@ void CheckTotals(Validator& v, const std::vector<RoleSpec>& roles) {
   CheckTotal(v, roles, "memory", [](const RoleSpec& r) { return r.memory_mb; });
 }
 
+// "'name', which is no role of this job (roles: a, b); did you mean 'x'?"
+std::string NoSuchRole(const std::string& name, const std::vector<std::string>& declared) {
+  std::string error = "'" + name + "', which is no role of this job";
+  if (!declared.empty()) error += " (roles: " + Join(declared, ", ") + ")";
+  if (std::string best = ClosestName(name, declared); !best.empty()) {
+    error += "; did you mean '" + best + "'?";
+  }
+  return error;
+}
+
 // The roles a stage key names, each once; a name that is no role of the job is an error naming
 // the key and the closest role.
 std::vector<std::string> StageRoles(Validator& v, const std::string& key,
@@ -181,12 +192,7 @@ std::vector<std::string> StageRoles(Validator& v, const std::string& key,
   for (const std::string& name : v.List(key)) {
     if (name.empty() || Contains(names, name)) continue;
     if (!Contains(declared, name)) {
-      std::string error = v.Describe(key) + " names '" + name + "', which is no role of this job";
-      if (!declared.empty()) error += " (roles: " + Join(declared, ", ") + ")";
-      if (std::string best = ClosestName(name, declared); !best.empty()) {
-        error += "; did you mean '" + best + "'?";
-      }
-      v.AddError(error);
+      v.AddError(v.Describe(key) + " names " + NoSuchRole(name, declared));
       continue;
     }
     names.push_back(name);
@@ -231,6 +237,60 @@ void BuildStages(Validator& v, const Configuration& conf, std::vector<RoleSpec>&
   }
   if (!waits) {
     for (RoleSpec& r : roles) r.stage = 0;
+  }
+}
+
+// TonY's group dependency timeouts (docs/tony-compat.md §1.5). Unlike TonY, which skips what
+// does not resolve, a dependency on a role, group or group member that does not exist is an error:
+// the protection it asks for would silently be missing.
+void BuildGroupDependencies(Validator& v, const Configuration& conf,
+                            const std::vector<RoleSpec>& roles, JobSpec& spec) {
+  constexpr std::string_view kPrefix = "tony.application.dependency.";
+  constexpr std::string_view kAfter = ".timeout.after.";
+  const std::vector<std::string> declared = DeclaredRoles(conf);
+  std::map<std::string, std::string> key_of_role;
+  for (const auto& [key, value] : conf.entries()) {
+    if (!StartsWith(key, kPrefix)) continue;
+    const std::string rest = key.substr(kPrefix.size());
+    const size_t after = rest.find(kAfter);
+    if (after == std::string::npos) continue;
+    GroupDependency d;
+    d.role = rest.substr(0, after);
+    d.group = rest.substr(after + kAfter.size());
+    if (!IsRoleName(d.role) || d.group.empty() ||
+        d.group.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") !=
+            std::string::npos) {
+      continue;  // ".ignored", or not this key at all (an unknown key warns)
+    }
+    d.key = key;
+    d.timeout_ms = std::min(v.Long(key, 0), std::numeric_limits<int64_t>::max() / 1000) * 1000;
+    d.ignored = v.Bool(key + ".ignored");
+    if (!Contains(declared, d.role)) {
+      v.AddError(v.Describe(key) + " is about " + NoSuchRole(d.role, declared));
+      continue;
+    }
+    if (auto [it, fresh] = key_of_role.emplace(d.role, key); !fresh) {
+      v.AddError(v.Describe(key) + " and " + v.Describe(it->second) + " both set a timeout for " +
+                 d.role + ": a role depends on one group");
+      continue;
+    }
+    const std::string group_key = "tony.application.group." + d.group;
+    if (!v.IsSet(group_key)) {
+      v.AddError(v.Describe(key) + " names group " + d.group + ", but " + group_key +
+                 " is not set (e.g. " + group_key + "=chief,worker)");
+      continue;
+    }
+    for (const std::string& member : v.List(group_key)) {
+      if (member.empty() || Contains(d.members, member)) continue;
+      if (!Contains(declared, member)) {
+        v.AddError(v.Describe(group_key) + " names " + NoSuchRole(member, declared));
+        continue;
+      }
+      for (const RoleSpec& r : roles) {
+        if (r.name == member) d.members.push_back(member);
+      }
+    }
+    spec.group_dependencies.push_back(std::move(d));
   }
 }
 
@@ -288,6 +348,7 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
   ReadApplication(v, spec);
   spec.roles = BuildRoles(v, conf);
   BuildStages(v, conf, spec.roles);
+  BuildGroupDependencies(v, conf, spec.roles, spec);
   // Only when nothing else is wrong: a bad instances value would otherwise be reported twice.
   if (spec.roles.empty() && v.ok()) {
     v.AddError("no tasks: set tony.<role>.instances (e.g. tony.worker.instances=2)");

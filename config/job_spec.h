@@ -34,6 +34,19 @@ struct RoleSpec {
   int stage = 0;
 };
 
+// TonY's group dependency timeout (tony.application.group.<group> and
+// tony.application.dependency.<role>.timeout.after.<group>[.ignored]): once every task of the
+// group's roles has ended, tasks of `role` still running `timeout_ms` later fail the job, or, when
+// `ignored`, are no longer waited for (made untracked, as TonY does).
+struct GroupDependency {
+  std::string role;
+  std::string group;
+  std::vector<std::string> members;  // the group's roles that have tasks
+  int64_t timeout_ms = 0;
+  bool ignored = false;
+  std::string key;  // tony.application.dependency.<role>.timeout.after.<group>
+};
+
 struct JobSpec {
   std::string name;               // tony.application.name
   std::string type;               // tony.application.type
@@ -54,7 +67,8 @@ struct JobSpec {
   // tony.worker.timeout when only that one is set).
   std::string execution_timeout_key = "tony.task.executor.execution-timeout-ms";
   int error_message_max_depth = 20;
-  bool fail_on_worker_failure = true;  // our default differs from TonY's (README)
+  bool fail_on_worker_failure = true;               // our default differs from TonY's (README)
+  std::vector<GroupDependency> group_dependencies;  // at most one per role
 
   std::vector<std::string> container_envs;  // "K=V", tony.containers.envs
   std::vector<std::string> execution_envs;  // "K=V", tony.execution.envs

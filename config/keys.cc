@@ -99,16 +99,11 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
   k.push_back(
       Unsupported(Str("tony.application.placement-spec", "", "App-level placement constraint."),
                   "YARN placement constraints are not implemented"));
-  k.push_back(
-      Unsupported(List("tony.application.group.<group>", "", "Roles forming group <group>."),
-                  "group dependency timeouts are not implemented"));
-  k.push_back(Unsupported(Long("tony.application.dependency.<role>.timeout.after.<group>", "", "s",
-                               "Seconds <role> may keep running after all of <group> finished."),
-                          "group dependency timeouts are not implemented"));
-  k.push_back(
-      Unsupported(Bool("tony.application.dependency.<role>.timeout.after.<group>.ignored", "false",
-                       "On that timeout make <role> untracked instead of failing."),
-                  "group dependency timeouts are not implemented"));
+  k.push_back(List("tony.application.group.<group>", "", "Roles forming group <group>."));
+  k.push_back(Long("tony.application.dependency.<role>.timeout.after.<group>", "", "s",
+                   "Seconds <role> may keep running after all of <group> finished."));
+  k.push_back(Bool("tony.application.dependency.<role>.timeout.after.<group>.ignored", "false",
+                   "On that timeout make <role> untracked instead of failing."));
   k.push_back(List("tony.other.namenodes", "",
                    "Extra NameNode URIs (hdfs://host:port, hdfs://<nameservice>, webhdfs://...) "
                    "to fetch a delegation token for, for the tasks."));

@@ -101,7 +101,11 @@ void JobStateMachine::OnStart(int64_t now_ms, std::vector<Command>& out) {
   RequestStage(0, now_ms, out);
   live_count_ = static_cast<int>(tasks_.size());
   for (const TaskRecord& t : tasks_) completion_total_ += t.tracked ? 1 : 0;
-  if (completion_total_ == 0) completion_total_ = live_count_;
+  // With no tracked task at all, the job ends when every task has ended.
+  const bool wait_for_all = completion_total_ == 0;
+  if (wait_for_all) completion_total_ = live_count_;
+  for (TaskRecord& t : tasks_) t.in_completion = t.tracked || wait_for_all;
+  group_fired_.assign(spec_.group_dependencies.size(), false);
   Touch();
   RecomputeCheckAfter();
   if (tasks_.empty()) Decide(FinalStatus::kSucceeded, "the job has no tasks", now_ms, out);
@@ -267,9 +271,6 @@ std::string JobStateMachine::Describe(const TaskRecord& t) {
   return (t.untracked ? "untracked task " : "task ") + t.id.ToString();
 }
 
-bool JobStateMachine::InCompletionSet(const TaskRecord& t) const {
-  // With no tracked task at all, the job ends when every task has ended.
-  return t.tracked || completion_total_ == static_cast<int>(tasks_.size());
-}
+bool JobStateMachine::InCompletionSet(const TaskRecord& t) const { return t.in_completion; }
 
 }  // namespace tony::core

@@ -31,6 +31,11 @@
 //    fail_on_worker_failure says. Each stage has its own GANG barrier and cluster spec (its own
 //    roles only) and its own allocation timeout, from the stage's start. An explicit chief
 //    decides the job only in the last stage.
+//  * Group dependency timeouts (JobSpec::group_dependencies), once the last stage has started:
+//    when every task of a group's roles has ended and a task of the dependent role is still
+//    running timeout_ms after the last of them ended, the job fails; with `ignored` the role's
+//    running tasks are no longer waited for instead (untracked, as TonY makes them), and the job
+//    may complete without them.
 //  * Timeouts, checked on every event including Tick: application timeout (from Start);
 //    registration timeout (per task, from its container allocation); allocation timeout (GANG:
 //    every task registered within it, from Start); heartbeat loss (no heartbeat for
@@ -83,6 +88,9 @@ struct TaskRecord {
   bool sidecar = false;
   bool untracked = false;
   bool is_chief = false;
+  // The job waits for it to end (tracked, or every task when none is tracked); cleared when an
+  // ignored group dependency timeout releases it.
+  bool in_completion = true;
   std::string container_id;
   std::string host;
   int port = 0;
@@ -213,6 +221,10 @@ class JobStateMachine {
   void CheckTimeouts(int64_t now_ms, std::vector<Command>& out);
   void FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vector<Command>& out);
   void CheckStopGrace(int64_t now_ms, std::vector<Command>& out);
+  // When group dependency `i` fires, or nullopt: its group has not ended, its role has no task
+  // left running, it fired already, or the last stage has not started.
+  std::optional<int64_t> GroupDeadlineMs(size_t i) const;
+  void FireGroupTimeout(size_t i, int64_t now_ms, std::vector<Command>& out);
   std::optional<int64_t> TaskDeadlineMs(const TaskRecord& t) const;
   int64_t HeartbeatExpiryMs() const;
   void LowerCheckAfter(int64_t deadline_ms);
@@ -279,8 +291,10 @@ class JobStateMachine {
   int completion_total_ = 0;  // tracked tasks, or every task when none is tracked
   int completion_ended_ = 0;
   int completion_failed_ = 0;
-  int live_count_ = 0;         // tasks not terminal
-  std::string first_failure_;  // of a task in the completion set, for "all failed"
+  int live_count_ = 0;             // tasks not terminal
+  std::string first_failure_;      // of a task in the completion set, for "all failed"
+  std::vector<bool> group_fired_;  // per JobSpec::group_dependencies entry
+  std::string released_;           // roles an ignored group timeout released, for the message
 
   // A lower bound on the earliest deadline: events before it skip the O(tasks) timeout scan.
   // Heartbeats only move deadlines later, so they leave it valid.

@@ -129,6 +129,10 @@ void JobStateMachine::AfterTaskEnded(const TaskRecord& t, const std::string& fai
   }
   MaybeCompleteJob(now_ms, out);
   MaybeAdvanceStage(now_ms, out);
+  // The end may complete a group: its dependents' deadline.
+  for (size_t i = 0; i < spec_.group_dependencies.size(); ++i) {
+    if (std::optional<int64_t> deadline = GroupDeadlineMs(i)) LowerCheckAfter(*deadline);
+  }
 }
 
 bool JobStateMachine::FailureEndsJob(const TaskRecord& t) const {
@@ -152,14 +156,14 @@ void JobStateMachine::MaybeCompleteJob(int64_t now_ms, std::vector<Command>& out
       std::to_string(completion_total_) + (none_tracked ? " task(s)" : " tracked task(s)");
   const std::string why = none_tracked ? " (the job has no tracked task)" : "";
   if (completion_failed_ == 0) {
-    Decide(FinalStatus::kSucceeded, "all " + tasks + " succeeded" + why, now_ms, out);
+    Decide(FinalStatus::kSucceeded, "all " + tasks + " succeeded" + why + released_, now_ms, out);
   } else if (completion_failed_ == completion_total_) {
     Decide(FinalStatus::kFailed,
            "all " + tasks + " failed" + why + "; the first: " + first_failure_, now_ms, out);
   } else if (spec_.fail_on_worker_failure) {
     Decide(FinalStatus::kFailed, first_failure_, now_ms, out);
   } else {
-    Decide(FinalStatus::kSucceeded, FailedTaskList(), now_ms, out);  // TonY #428
+    Decide(FinalStatus::kSucceeded, FailedTaskList() + released_, now_ms, out);  // TonY #428
   }
 }
 

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/strings.h"
 #include "coordinator/core/job_state_machine.h"
 
 namespace tony::core {
@@ -16,7 +17,7 @@ constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
 // A deadline that has passed. Job-wide ones carry no task.
 struct Expired {
-  enum Kind { kApplication, kAllocation, kTask };
+  enum Kind { kApplication, kAllocation, kTask, kGroup };
   int64_t at_ms;
   Kind kind;
   size_t task = 0;
@@ -45,6 +46,10 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
     std::optional<int64_t> deadline = TaskDeadlineMs(tasks_[i]);
     if (deadline && now_ms >= *deadline) expired.push_back({*deadline, Expired::kTask, i});
   }
+  for (size_t i = 0; i < spec_.group_dependencies.size(); ++i) {
+    std::optional<int64_t> deadline = GroupDeadlineMs(i);
+    if (deadline && now_ms >= *deadline) expired.push_back({*deadline, Expired::kGroup, i});
+  }
   std::sort(expired.begin(), expired.end());
   for (const Expired& e : expired) {
     if (phase_ != JobPhase::kRunning) break;  // decided; stopping has its own deadline
@@ -69,6 +74,9 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
       case Expired::kTask:
         FailTimedOutTask(tasks_[e.task], now_ms, out);
         break;
+      case Expired::kGroup:
+        FireGroupTimeout(e.task, now_ms, out);
+        break;
     }
   }
   RecomputeCheckAfter();
@@ -87,6 +95,45 @@ void JobStateMachine::FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vecto
   out.push_back(StopTask{t.id, t.attempt, t.container_id, why});
   EndTask(t, TaskState::kLost, std::nullopt, 0, why, why, now_ms);
   AfterTaskEnded(t, Describe(t) + (t.registered_ms < 0 ? " " : " lost: ") + why, now_ms, out);
+}
+
+std::optional<int64_t> JobStateMachine::GroupDeadlineMs(size_t i) const {
+  const GroupDependency& d = spec_.group_dependencies[i];
+  // TonY evaluates them only once every task has been asked for.
+  if (group_fired_[i] || stage_ < last_stage_ || d.members.empty()) return std::nullopt;
+  int64_t group_end_ms = -1;
+  bool dependent_running = false;
+  for (const TaskRecord& t : tasks_) {
+    if (t.id.role == d.role && !IsTerminal(t.state)) dependent_running = true;
+    if (std::find(d.members.begin(), d.members.end(), t.id.role) == d.members.end()) continue;
+    if (!IsTerminal(t.state)) return std::nullopt;  // the group has not ended
+    group_end_ms = std::max(group_end_ms, t.ended_ms);
+  }
+  if (!dependent_running || group_end_ms < 0) return std::nullopt;
+  return group_end_ms + d.timeout_ms;
+}
+
+void JobStateMachine::FireGroupTimeout(size_t i, int64_t now_ms, std::vector<Command>& out) {
+  const GroupDependency& d = spec_.group_dependencies[i];
+  group_fired_[i] = true;
+  const std::string what = "role " + d.role + " still running " +
+                           std::to_string(d.timeout_ms / 1000) + " s after every task of group " +
+                           d.group + " (" + Join(d.members, ", ") + ") ended";
+  if (!d.ignored) {
+    Decide(FinalStatus::kFailed, what + " (" + d.key + ")", now_ms, out);
+    return;
+  }
+  // TonY makes the role untracked: the job no longer waits for it, and stops it at the end.
+  for (TaskRecord& t : tasks_) {
+    if (t.id.role != d.role || IsTerminal(t.state)) continue;
+    if (t.in_completion) --completion_total_;
+    t.in_completion = false;
+    t.tracked = false;
+    t.untracked = true;
+  }
+  released_ += "; " + what + ", no longer waited for (" + d.key + ".ignored)";
+  Touch();
+  MaybeCompleteJob(now_ms, out);
 }
 
 void JobStateMachine::CheckStopGrace(int64_t now_ms, std::vector<Command>& out) {
@@ -134,6 +181,9 @@ void JobStateMachine::RecomputeCheckAfter() {
   }
   for (const TaskRecord& t : tasks_) {
     if (std::optional<int64_t> deadline = TaskDeadlineMs(t)) LowerCheckAfter(*deadline);
+  }
+  for (size_t i = 0; i < spec_.group_dependencies.size(); ++i) {
+    if (std::optional<int64_t> deadline = GroupDeadlineMs(i)) LowerCheckAfter(*deadline);
   }
 }
 

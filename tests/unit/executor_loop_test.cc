@@ -16,6 +16,16 @@
 namespace tony {
 namespace {
 
+// The executor blocks its loop's signals first thing in main, before any thread exists, so every
+// thread inherits the mask and SIGCHLD reaches the loop's signalfd. In this test binary other
+// tests start threads (gRPC's) first; a signal left unblocked in one of them is delivered there
+// and the loop never sees it (a 20 s hang, seen under load). Block them at static
+// initialization, as the executor does.
+[[maybe_unused]] const bool kLoopSignalsBlocked = [] {
+  BlockLoopSignals();
+  return true;
+}();
+
 struct Harness {
   std::unique_ptr<EventLoop> loop;
   std::unique_ptr<UserProcesses> procs;

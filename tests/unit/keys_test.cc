@@ -137,6 +137,10 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.container.registration.timeout",
                                          "tony.container.allocation.timeout",
                                          "tony.application.prepare-stage",
+                                         "tony.application.group.<group>",
+                                         "tony.application.dependency.<role>.timeout.after.<group>",
+                                         "tony.application.dependency.<role>.timeout.after.<group>."
+                                         "ignored",
                                          "tony.application.training-stage",
                                          "tony.containers.resources",
                                          "tony.containers.command",

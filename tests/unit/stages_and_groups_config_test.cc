@@ -1,5 +1,6 @@
 // Unit tests of how tony.application.prepare-stage / training-stage become RoleSpec::stage
-// (config/job_spec.cc, BuildStages): TonY's auto-fill, its refusals, and which stages wait.
+// (config/job_spec.cc, BuildStages: TonY's auto-fill, its refusals, and which stages wait), and
+// how TonY's group dependency keys become JobSpec::group_dependencies.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -92,6 +93,47 @@ TEST(StagesConfigTest, TheStageKeysAreNoLongerWarnedAsUnsupported) {
        UnsupportedKeyWarnings(Conf({{"tony.application.prepare-stage", "db,dbloader"}}))) {
     EXPECT_THAT(w, ::testing::Not(HasSubstr("stage")));
   }
+}
+
+TEST(GroupsConfigTest, TonYsEvaluatorExampleBecomesOneDependency) {
+  Configuration conf = Conf({{"tony.application.group.A", "worker,db"},
+                             {"tony.application.dependency.ps.timeout.after.A", "3600"},
+                             {"tony.application.dependency.ps.timeout.after.A.ignored", "true"}});
+  conf.Set("tony.db.instances", "0", "tony.xml");
+  Result<JobSpec> spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  ASSERT_EQ(spec->group_dependencies.size(), 1u);
+  const GroupDependency& d = spec->group_dependencies[0];
+  EXPECT_EQ(d.role, "ps");
+  EXPECT_EQ(d.group, "A");
+  EXPECT_EQ(d.members, std::vector<std::string>{"worker"});  // db has no tasks
+  EXPECT_EQ(d.timeout_ms, 3'600'000);
+  EXPECT_TRUE(d.ignored);
+  EXPECT_EQ(d.key, "tony.application.dependency.ps.timeout.after.A");
+  EXPECT_TRUE(UnknownKeyWarnings(conf).empty());
+  EXPECT_TRUE(UnsupportedKeyWarnings(conf).empty());
+}
+
+TEST(GroupsConfigTest, WhatDoesNotResolveIsRefusedNamingTheKey) {
+  EXPECT_THAT(Error(Conf({{"tony.application.group.A", "worker"},
+                          {"tony.application.dependency.evalutor.timeout.after.A", "10"}})),
+              HasSubstr("tony.application.dependency.evalutor.timeout.after.A = \"10\" (from "
+                        "tony.xml) is about 'evalutor', which is no role of this job"));
+  EXPECT_THAT(Error(Conf({{"tony.application.dependency.ps.timeout.after.B", "10"}})),
+              HasSubstr("names group B, but tony.application.group.B is not set"));
+  EXPECT_THAT(Error(Conf({{"tony.application.group.A", "wroker"},
+                          {"tony.application.dependency.ps.timeout.after.A", "10"}})),
+              HasSubstr("tony.application.group.A = \"wroker\" (from tony.xml) names 'wroker', "
+                        "which is no role of this job (roles: db, dbloader, ps, worker); did you "
+                        "mean 'worker'?"));
+  EXPECT_THAT(Error(Conf({{"tony.application.group.A", "worker"},
+                          {"tony.application.group.B", "db"},
+                          {"tony.application.dependency.ps.timeout.after.A", "10"},
+                          {"tony.application.dependency.ps.timeout.after.B", "10"}})),
+              HasSubstr("both set a timeout for ps: a role depends on one group"));
+  EXPECT_THAT(Error(Conf({{"tony.application.group.A", "worker"},
+                          {"tony.application.dependency.ps.timeout.after.A", "-1"}})),
+              HasSubstr("tony.application.dependency.ps.timeout.after.A = \"-1\""));
 }
 
 }  // namespace
