@@ -12,7 +12,8 @@
 
 namespace tony {
 
-ReservedPort::ReservedPort(ReservedPort&& other) noexcept : fd_(other.fd_), port_(other.port_) {
+ReservedPort::ReservedPort(ReservedPort&& other) noexcept
+    : fd_(other.fd_), port_(other.port_), reuse_port_(other.reuse_port_) {
   other.fd_ = -1;
 }
 
@@ -21,6 +22,7 @@ ReservedPort& ReservedPort::operator=(ReservedPort&& other) noexcept {
     Release();
     fd_ = other.fd_;
     port_ = other.port_;
+    reuse_port_ = other.reuse_port_;
     other.fd_ = -1;
   }
   return *this;
@@ -33,9 +35,15 @@ void ReservedPort::Release() {
   fd_ = -1;
 }
 
-Result<ReservedPort> ReservedPort::Reserve(uint16_t port) {
+Result<ReservedPort> ReservedPort::Reserve(uint16_t port, bool reuse_port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return ErrnoStatus("socket", errno);
+  int one = 1;
+  if (reuse_port && ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) {
+    int err = errno;
+    ::close(fd);
+    return ErrnoStatus("setsockopt(SO_REUSEPORT)", err);
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_ANY);
@@ -54,6 +62,7 @@ Result<ReservedPort> ReservedPort::Reserve(uint16_t port) {
   ReservedPort r;
   r.fd_ = fd;
   r.port_ = ntohs(addr.sin_port);
+  r.reuse_port_ = reuse_port;
   return r;
 }
 

@@ -20,16 +20,21 @@ class ReservedPort {
   ReservedPort& operator=(const ReservedPort&) = delete;
   ~ReservedPort();
 
-  // Binds 0.0.0.0:<port>; port 0 lets the kernel choose.
-  static Result<ReservedPort> Reserve(uint16_t port = 0);
+  // Binds 0.0.0.0:<port>; port 0 lets the kernel choose. With `reuse_port` the socket has
+  // SO_REUSEPORT: a process of the same user that sets it too (TensorFlow's gRPC with
+  // TF_GRPC_REUSE_PORT) can bind and listen on the port while this one still holds it; no other
+  // process can. This socket never listens, so it takes none of the port's connections.
+  static Result<ReservedPort> Reserve(uint16_t port = 0, bool reuse_port = false);
 
   uint16_t port() const { return port_; }
+  bool reuse_port() const { return reuse_port_; }
   bool held() const { return fd_ >= 0; }
   void Release();
 
  private:
   int fd_ = -1;
   uint16_t port_ = 0;
+  bool reuse_port_ = false;
 };
 
 // Waits until host:port accepts a TCP connection, up to `timeout_ms`; false if it never did.

@@ -111,7 +111,14 @@ void TaskRun::OnSpec(Result<rpc::GetClusterSpecResponse> resp) {
   }
   TONY_LOG(kInfo) << "starting " << std::max(1, role_.nproc_per_task)
                   << " process(es): " << role_.command;
-  port_.Release();  // as late as possible: the user process binds it next (TonY #366)
+  if (port_.reuse_port()) {
+    // TonY's ReusablePort: held (SO_REUSEPORT, never listening) until the executor exits; the
+    // user process binds it with SO_REUSEPORT too, so no third process can take it first.
+    TONY_LOG(kInfo) << "keeping port " << port_.port()
+                    << " bound with SO_REUSEPORT (TF_GRPC_REUSE_PORT=true in tony.execution.envs)";
+  } else {
+    port_.Release();  // as late as possible: the user process binds it next (TonY #366)
+  }
   phase_ = Phase::kWaitingUntilReady;
   // The framework's readiness wait blocks (a bounded TCP wait); the loop goes on meanwhile. The
   // thread only reads what lives until the executor exits.
