@@ -122,9 +122,9 @@ RoleSpec BuildRole(Validator& v, const std::string& name, int instances) {
 }
 
 // Roles with instances > 0, sorted by name, with per-role caps (tony.<role>.max-instances).
-std::vector<RoleSpec> BuildRoles(Validator& v, const Configuration& conf) {
+std::vector<RoleSpec> BuildRoles(Validator& v, const std::vector<std::string>& declared) {
   std::vector<RoleSpec> roles;
-  for (const std::string& name : DeclaredRoles(conf)) {
+  for (const std::string& name : declared) {
     const std::string key = "tony." + name + ".instances";
     int instances = v.Int(key, 0);
     if (instances <= 0) continue;
@@ -204,10 +204,10 @@ std::vector<std::string> StageRoles(Validator& v, const std::string& key,
 // every other role; with both, every role is in exactly one. The training stage waits only for
 // the prepare stage's tracked tasks: with none (all untracked or sidecar, or no instances),
 // nothing is waited for and every role is in one stage, as in TonY.
-void BuildStages(Validator& v, const Configuration& conf, std::vector<RoleSpec>& roles) {
+void BuildStages(Validator& v, const std::vector<std::string>& declared,
+                 std::vector<RoleSpec>& roles) {
   constexpr char kPrepare[] = "tony.application.prepare-stage";
   constexpr char kTraining[] = "tony.application.training-stage";
-  const std::vector<std::string> declared = DeclaredRoles(conf);
   std::vector<std::string> prepare = StageRoles(v, kPrepare, declared);
   std::vector<std::string> training = StageRoles(v, kTraining, declared);
   if (prepare.empty() && training.empty()) return;
@@ -244,24 +244,21 @@ void BuildStages(Validator& v, const Configuration& conf, std::vector<RoleSpec>&
 // does not resolve, a dependency on a role, group or group member that does not exist is an error:
 // the protection it asks for would silently be missing.
 void BuildGroupDependencies(Validator& v, const Configuration& conf,
+                            const std::vector<std::string>& declared,
                             const std::vector<RoleSpec>& roles, JobSpec& spec) {
+  constexpr std::string_view kTemplate = "tony.application.dependency.<role>.timeout.after.<group>";
   constexpr std::string_view kPrefix = "tony.application.dependency.";
   constexpr std::string_view kAfter = ".timeout.after.";
-  const std::vector<std::string> declared = DeclaredRoles(conf);
   std::map<std::string, std::string> key_of_role;
   for (const auto& [key, value] : conf.entries()) {
-    if (!StartsWith(key, kPrefix)) continue;
+    // The registry's own match of the key's template (not its .ignored twin, not other keys).
+    const KeySpec* k = FindKeySpec(key);
+    if (k == nullptr || k->name != kTemplate) continue;
     const std::string rest = key.substr(kPrefix.size());
     const size_t after = rest.find(kAfter);
-    if (after == std::string::npos) continue;
     GroupDependency d;
     d.role = rest.substr(0, after);
     d.group = rest.substr(after + kAfter.size());
-    if (!IsRoleName(d.role) || d.group.empty() ||
-        d.group.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") !=
-            std::string::npos) {
-      continue;  // ".ignored", or not this key at all (an unknown key warns)
-    }
     d.key = key;
     d.timeout_ms = std::min(v.Long(key, 0), std::numeric_limits<int64_t>::max() / 1000) * 1000;
     d.ignored = v.Bool(key + ".ignored");
@@ -346,9 +343,10 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
   v.CheckAllTypes();
   JobSpec spec;
   ReadApplication(v, spec);
-  spec.roles = BuildRoles(v, conf);
-  BuildStages(v, conf, spec.roles);
-  BuildGroupDependencies(v, conf, spec.roles, spec);
+  const std::vector<std::string> declared = DeclaredRoles(conf);
+  spec.roles = BuildRoles(v, declared);
+  BuildStages(v, declared, spec.roles);
+  BuildGroupDependencies(v, conf, declared, spec.roles, spec);
   // Only when nothing else is wrong: a bad instances value would otherwise be reported twice.
   if (spec.roles.empty() && v.ok()) {
     v.AddError("no tasks: set tony.<role>.instances (e.g. tony.worker.instances=2)");
