@@ -63,6 +63,9 @@ struct JobSpec {
   int64_t heartbeat_interval_ms = 1000;
   int max_missed_heartbeats = 25;
   int64_t execution_timeout_ms = 0;  // from execution_timeout_key
+  // tony.am.wait-client-signal-stop-timeout-sec: after the end, how long the coordinator waits
+  // for a client to read the final status.
+  int64_t client_wait_ms = 15'000;
   // The key the timeout came from, for the message when it fires (TonY's older
   // tony.worker.timeout when only that one is set).
   std::string execution_timeout_key = "tony.task.executor.execution-timeout-ms";

@@ -122,10 +122,9 @@ void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
   k.push_back(Mem("tony.am.memory", "2g", "Coordinator container memory."));
   k.push_back(Int("tony.am.vcores", "1", "", "Coordinator container vcores."));
   k.push_back(Int("tony.am.gpus", "0", "", "Coordinator container GPUs."));
-  k.push_back(Unsupported(Int("tony.am.wait-client-signal-stop-timeout-sec", "15", "s",
-                              "How long the coordinator waits for the client's finish signal."),
-                          "the coordinator does not wait for the client's signal: the client reads "
-                          "the final status written to the job dir"));
+  k.push_back(Int("tony.am.wait-client-signal-stop-timeout-sec", "15", "s",
+                  "After the job's end, how long the coordinator waits for a client to read "
+                  "the final status before it exits (TonY: the client's finish signal)."));
   k.push_back(
       Unsupported(Ms("tony.am.startup-timeout", "0", "Time the app may stay ACCEPTED; 0: forever."),
                   "the client waits for the AM without a limit"));

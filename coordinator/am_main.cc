@@ -44,6 +44,7 @@ int RunAm(const std::string& job_dir, const AmEngineFactory& factory) {
   defaults.job_id = BaseName(paths.root);
   defaults.job_dir = paths.root;
   defaults.secret = *secret;
+  defaults.linger_ms = inputs->spec.client_wait_ms;
   auto setup = factory(*inputs, std::move(defaults));
   if (!setup.ok()) return fail(setup.status());
   // A client or executor gone mid-call must not kill the coordinator.

@@ -42,7 +42,8 @@ struct CoordinatorOptions {
   std::string bind_host = "127.0.0.1";        // where the control plane listens
   std::string advertised_host = "127.0.0.1";  // what executors and clients dial
   std::string tony_binary;                    // the executable executors run (`tony executor`)
-  int64_t linger_ms = 10'000;  // after the end, wait this long for a client to read it
+  // After the end, wait this long for a client to read it (JobSpec::client_wait_ms).
+  int64_t linger_ms = 15'000;
   // Serve the read-only status endpoint (coordinator/status_http.h) on bind_host and pass its
   // URL to the engine (YARN: the tracking URL).
   bool status_endpoint = false;

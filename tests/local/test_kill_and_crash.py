@@ -111,9 +111,12 @@ open(os.path.join(os.environ["TONY_LOG_DIR"], "user.pid"), "w").write(str(os.get
 while not os.path.exists({str(go)!r}):
     time.sleep(0.05)
 """)
+    # With no client left to read the end, the coordinator waits this long (TonY's key, default
+    # 15 s) and exits: within assert_nothing_left's 10 s only if the key is applied.
     conf = tony_xml(str(tmp_path / "tony.xml"), {
         "tony.worker.instances": "2", "tony.worker.memory": "256m",
-        "tony.application.framework": "generic"})
+        "tony.application.framework": "generic",
+        "tony.am.wait-client-signal-stop-timeout-sec": "1"})
     proc = tony.start("submit", "--executes", "wait.py", "--python_binary_path", SYSTEM_PYTHON,
                       "--src_dir", str(src), "--conf_file", conf)
     def both_started():

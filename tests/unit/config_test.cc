@@ -412,6 +412,28 @@ TEST_F(JobSpecTest, WorkerTimeoutIsTheOlderNameOfTheExecutionTimeout) {
   EXPECT_THAT(spec.status().message(), HasSubstr("tony.worker.timeout"));
 }
 
+// TonY's AM waits tony.am.wait-client-signal-stop-timeout-sec (default 15) for its client after
+// the end; tony's coordinator waits as long for a client to read the final status.
+TEST_F(JobSpecTest, ClientWaitAfterTheEndIsTonysStopSignalTimeout) {
+  Result<JobSpec> spec = BuildJobSpec(Runnable());
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->client_wait_ms, 15'000);
+
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.am.wait-client-signal-stop-timeout-sec=3").ok());
+  spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->client_wait_ms, 3'000);
+  EXPECT_THAT(UnsupportedKeyWarnings(conf), IsEmpty());
+
+  Configuration negative = Runnable();
+  ASSERT_TRUE(negative.AddOverride("tony.am.wait-client-signal-stop-timeout-sec=-1").ok());
+  spec = BuildJobSpec(negative);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(spec.status().message(),
+              HasSubstr("tony.am.wait-client-signal-stop-timeout-sec = \"-1\""));
+}
+
 TEST_F(JobSpecTest, RolesAreDiscoveredSortedAndFiltered) {
   Configuration conf = Runnable();
   for (const char* kv :
