@@ -327,10 +327,9 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   }
   // TonY's AM waits this long for its client's "I have seen the end"; tony's coordinator waits
   // as long for a client to read the final status (reading it is the signal).
-  spec.client_wait_ms =
-      std::min(v.Long("tony.am.wait-client-signal-stop-timeout-sec", 0),
-               std::numeric_limits<int64_t>::max() / 1000) *
-      1000;
+  spec.client_wait_ms = std::min(v.Long("tony.am.wait-client-signal-stop-timeout-sec", 0),
+                                 std::numeric_limits<int64_t>::max() / 1000) *
+                        1000;
   (void)v.Int("tony.am.retry-count", 0);
   if (!Trim(v.String("tony.local.memory")).empty()) {
     spec.local_memory_mb = v.Memory("tony.local.memory", 1);
