@@ -1,5 +1,8 @@
 #include "client/yarn_cluster.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include "common/files.h"
 #include "hadoop/ipc/connection.h"
 #include "hadoop/yarn/records.h"
@@ -9,6 +12,22 @@ namespace tony::client {
 
 namespace yarn = hadoop::yarn;
 namespace pb = hadoop::yarn::pb;
+
+constexpr char kRmConnectRetriesKey[] = "tony.application.num-client-rm-connect-retries";
+
+void ApplyClientRmRetries(int retries, hadoop::ClusterConf& conf) {
+  const std::chrono::milliseconds interval = conf.rm_retry_interval;
+  conf.rm_connect.max_connect_attempts = 1 + retries;
+  conf.rm_connect.initial_backoff =
+      std::min<std::chrono::milliseconds>(interval, std::chrono::seconds(1));
+  conf.rm_connect.max_backoff = interval;
+  if (!conf.rm_failover_attempts_set) {
+    int64_t wait = static_cast<int64_t>(retries) * interval.count();
+    int64_t base = conf.rm_failover.sleep_base.count();
+    conf.rm_failover.max_failovers =
+        static_cast<int>(std::min<int64_t>(base > 0 ? wait / base : retries, 1000000));
+  }
+}
 
 Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterConf& c) {
   std::vector<std::string> ids;
@@ -24,6 +43,14 @@ Result<Cluster> LoadCluster(const std::string& dir, const Configuration& job_con
   }
   Cluster c;
   TONY_ASSIGN_OR_RETURN(c.conf, hadoop::LoadClusterConf(dir));
+  // Validated with the job spec on submit; status, logs and kill of an id have no job file.
+  auto retries = ParseInt64(Trim(job_conf.GetOr(kRmConnectRetriesKey, "3")));
+  if (!retries || *retries < 0) {
+    return InvalidArgument(kRmConnectRetriesKey + std::string(" = \"") +
+                           job_conf.GetOr(kRmConnectRetriesKey, "") +
+                           "\": expected an integer >= 0");
+  }
+  ApplyClientRmRetries(static_cast<int>(std::min<int64_t>(*retries, 1000)), c.conf);
   c.user = hadoop::ipc::DefaultUserName();
   TONY_ASSIGN_OR_RETURN(c.security, LoginForCluster(c.conf, job_conf, c.user));
   c.user = c.security.user;

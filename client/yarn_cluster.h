@@ -35,6 +35,15 @@ Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterC
 Result<Cluster> LoadCluster(const std::string& dir,
                             const Configuration& job_conf = Configuration());
 
+// TonY's tony.application.num-client-rm-connect-retries (`retries`, default 3): how often the
+// client tries again to reach a ResourceManager it cannot connect to. Without HA: 1 + retries
+// connection attempts, pausing 1 s, 2 s, 4 s ... (at most
+// yarn.resourcemanager.connect.retry-interval.ms) between them; with HA, unless yarn-site sets
+// yarn.client.failover-max-attempts: retries x retry-interval / failover-sleep-base failovers
+// (TonY sets yarn.resourcemanager.connect.max-wait.ms to retries x retry-interval). Only the
+// client: the coordinator keeps yarn-site's policy, as TonY's AM does.
+void ApplyClientRmRetries(int retries, hadoop::ClusterConf& conf);
+
 // The ResourceManager client of `cluster` (failover between an HA pair, Kerberos when secure).
 Result<std::unique_ptr<hadoop::yarn::ApplicationClient>> ConnectRm(const Cluster& cluster);
 

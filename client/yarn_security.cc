@@ -112,12 +112,12 @@ std::unique_ptr<hadoop::yarn::ApplicationClient> MakeRmClient(
     const hadoop::ClusterConf& cluster, const ClientSecurity& security,
     std::vector<hadoop::ipc::ServerAddress> servers) {
   if (!security.kerberos) {
-    return std::make_unique<hadoop::yarn::ApplicationClient>(std::move(servers), security.user,
-                                                             cluster.rm_failover);
+    return std::make_unique<hadoop::yarn::ApplicationClient>(
+        std::move(servers), security.user, cluster.rm_failover, cluster.rm_connect);
   }
   return std::make_unique<hadoop::yarn::ApplicationClient>(
       std::move(servers), security.kerberos, cluster.rm_principal, cluster.rpc_protection,
-      cluster.rm_failover, security.proxy_user);
+      cluster.rm_failover, security.proxy_user, cluster.rm_connect);
 }
 
 Status ExplainProxyRefusal(const ClientSecurity& security, Status s) {

@@ -317,9 +317,15 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   if (!new_app.ok()) {
     Status refused = ExplainProxyRefusal(cluster->security, new_app.status());
     if (refused.code() == StatusCode::kPermissionDenied) return Fail(refused);
-    return Fail(new_app.status().WithContext("asking the ResourceManager at " +
-                                             Join(cluster->conf.RmAddresses(), ", ") +
-                                             " for an application"),
+    Status s = new_app.status();
+    if (hadoop::ipc::IsRetriableConnectError(s)) {
+      s = Status(s.code(), s.message() + " (is the ResourceManager up, and is " +
+                               JoinPath(cluster->conf.conf_dir, "yarn-site.xml") +
+                               " this cluster's? tony.application.num-client-rm-connect-retries "
+                               "sets how often the client tries)");
+    }
+    return Fail(s.WithContext("asking the ResourceManager at " +
+                              Join(cluster->conf.RmAddresses(), ", ") + " for an application"),
                 kExitJobFailed);
   }
   Status s = CheckFits(spec, yarn::FromProto(new_app->maximumcapability()));

@@ -331,6 +331,7 @@ void ReadApplication(Validator& v, JobSpec& spec) {
                                  std::numeric_limits<int64_t>::max() / 1000) *
                         1000;
   (void)v.Int("tony.am.retry-count", 0);
+  (void)v.Int("tony.application.num-client-rm-connect-retries", 0);  // read by the YARN client
   if (!Trim(v.String("tony.local.memory")).empty()) {
     spec.local_memory_mb = v.Memory("tony.local.memory", 1);
   }

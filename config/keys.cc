@@ -61,9 +61,9 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
       "TonY's AM-side preprocessing (tony.application.enable-preprocess) is not implemented"));
   k.push_back(Ms("tony.application.timeout", "0", "Maximum job runtime; 0: unlimited."));
   k.push_back(
-      Unsupported(Int("tony.application.num-client-rm-connect-retries", "3", "",
-                      "Client connect retries to the resource manager."),
-                  "the client's RM retries follow yarn-site.xml (yarn.resourcemanager.connect.*)"));
+      Int("tony.application.num-client-rm-connect-retries", "3", "",
+          "How often the client tries again to reach a ResourceManager it cannot connect to "
+          "(pauses from 1 s, doubling, at most yarn.resourcemanager.connect.retry-interval.ms)."));
   k.push_back(List("tony.application.prepare-stage", "",
                    "Roles of the prepare stage: they run first; the training stage's roles get "
                    "containers once every tracked task of these succeeded."));

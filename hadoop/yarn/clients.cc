@@ -109,18 +109,20 @@ ApplicationClient::ApplicationClient(std::string host, uint16_t port, std::strin
     : rpc_({{"", host, port}}, ClientOptions(std::move(user)), "ResourceManager", {}, retry) {}
 
 ApplicationClient::ApplicationClient(std::vector<ipc::ServerAddress> resource_managers,
-                                     std::string user, ipc::FailoverPolicy failover)
+                                     std::string user, ipc::FailoverPolicy failover,
+                                     ipc::RetryPolicy single)
     : rpc_(std::move(resource_managers), ClientOptions(std::move(user)), "ResourceManager",
-           failover) {}
+           failover, single) {}
 
 ApplicationClient::ApplicationClient(std::vector<ipc::ServerAddress> resource_managers,
                                      std::shared_ptr<security::KerberosCredentials> kerberos,
                                      std::string rm_principal, std::vector<ipc::Qop> protection,
-                                     ipc::FailoverPolicy failover, std::string proxy_user)
+                                     ipc::FailoverPolicy failover, std::string proxy_user,
+                                     ipc::RetryPolicy single)
     : rpc_(std::move(resource_managers),
            KerberosClientOptions(std::move(kerberos), std::move(rm_principal),
                                  std::move(protection), std::move(proxy_user)),
-           "ResourceManager", failover) {}
+           "ResourceManager", failover, single) {}
 
 Result<security::Token> ApplicationClient::GetDelegationToken(const std::string& renewer) {
   ::hadoop::common::GetDelegationTokenRequestProto req;

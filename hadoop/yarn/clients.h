@@ -63,14 +63,15 @@ class ApplicationClient {
   // The ResourceManagers of an HA cluster in rm-ids order (one without HA): calls fail over
   // between them (ipc::FailoverRpcClient).
   ApplicationClient(std::vector<ipc::ServerAddress> resource_managers, std::string user,
-                    ipc::FailoverPolicy failover);
+                    ipc::FailoverPolicy failover, ipc::RetryPolicy single = {});
   // The same on a Kerberized cluster: SASL GSSAPI with `kerberos` to `rm_principal` (_HOST
   // replaced per ResourceManager) at the levels of hadoop.rpc.protection; with `proxy_user`,
   // every call runs as that user (ipc::ConnectionOptions::proxy_user).
   ApplicationClient(std::vector<ipc::ServerAddress> resource_managers,
                     std::shared_ptr<security::KerberosCredentials> kerberos,
                     std::string rm_principal, std::vector<ipc::Qop> protection,
-                    ipc::FailoverPolicy failover, std::string proxy_user = "");
+                    ipc::FailoverPolicy failover, std::string proxy_user = "",
+                    ipc::RetryPolicy single = {});
   // getDelegationToken: an RM delegation token that `renewer` may renew (Kerberos only).
   Result<security::Token> GetDelegationToken(const std::string& renewer);
 

@@ -140,6 +140,8 @@ Status LoadResourceManagers(ClusterConf& cc) {
     // -1 for connect.max-wait.ms means "forever" in Hadoop; we stay bounded.
     attempts = wait < 0 ? 1000 : (base > 0 ? wait / base : wait);
   }
+  cc.rm_failover_attempts_set = c.Get("yarn.client.failover-max-attempts").has_value();
+  cc.rm_retry_interval = std::chrono::milliseconds(std::max<int64_t>(interval, 0));
   cc.rm_failover.max_failovers = static_cast<int>(std::min<int64_t>(attempts, 1000000));
   cc.rm_failover.sleep_base = std::chrono::milliseconds(base);
   cc.rm_failover.sleep_max = std::chrono::milliseconds(max);

@@ -48,7 +48,11 @@ struct ClusterConf {
   bool rm_ha = false;
   std::vector<ResourceManagerAddresses> resource_managers;  // in rm-ids order; at least one
   ipc::FailoverPolicy rm_failover;                          // yarn.client.failover-*
-  std::string default_fs;                                   // fs.defaultFS, e.g. hdfs://nn:8020
+  bool rm_failover_attempts_set = false;  // yarn.client.failover-max-attempts is in yarn-site
+  ipc::RetryPolicy rm_connect;            // connection attempts to the one RM without HA
+  // yarn.resourcemanager.connect.retry-interval.ms (30000).
+  std::chrono::milliseconds rm_retry_interval{30000};
+  std::string default_fs;  // fs.defaultFS, e.g. hdfs://nn:8020
   // The authority of hdfs:// LocalResource URLs: the nameservice (port -1, "none") with HA,
   // else the NameNode's RPC host and port.
   std::string fs_host;

@@ -197,3 +197,30 @@ def test_keys_from_articles_warn_naming_the_right_key_or_flag(tony, tmp_path):
     assert "tony.docker.image (from --conf); TonY's keys are tony.docker.containers.image" in r.stderr
     assert "tony.application.virtualenv.zip (from --conf); ship a virtualenv with --python_venv" \
         in r.stderr
+
+
+def test_an_unreachable_resource_manager_is_named_after_the_retries_asked_for(tony, tmp_path):
+    # TonY's tony.application.num-client-rm-connect-retries: 1 retry is 2 connection attempts
+    # (before: always 10, about 26 s, whatever the job file said).
+    import socket
+    with socket.socket() as s:  # a port nobody listens on: bound once, then closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    conf_dir = tmp_path / "hadoop-conf"
+    write(str(conf_dir / "core-site.xml"), "<configuration><property><name>fs.defaultFS</name>"
+          f"<value>hdfs://127.0.0.1:{port}</value></property></configuration>")
+    write(str(conf_dir / "yarn-site.xml"), "<configuration><property><name>"
+          f"yarn.resourcemanager.address</name><value>127.0.0.1:{port}</value></property>"
+          "</configuration>")
+    tony.env["HADOOP_CONF_DIR"] = str(conf_dir)
+    r = submit(tony, tmp_path, extra=("--engine", "yarn", "--conf",
+                                      "tony.application.num-client-rm-connect-retries=1"))
+    assert r.returncode != 0, r.stdout + r.stderr
+    assert f"asking the ResourceManager at 127.0.0.1:{port} for an application" in r.stderr, \
+        r.stderr
+    assert "giving up after 2 connection attempts" in r.stderr, r.stderr
+    assert "tony.application.num-client-rm-connect-retries sets how often" in r.stderr, r.stderr
+    assert str(conf_dir / "yarn-site.xml") in r.stderr, r.stderr
+    assert "unknown" not in r.stderr and "not supported" not in r.stderr, r.stderr
+    assert tony.jobs() == [], "no application id, so no job record"
+    assert not processes_mentioning(tony.home)

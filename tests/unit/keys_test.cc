@@ -123,6 +123,7 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.am.memory",
                                          "tony.am.vcores",
                                          "tony.am.gpus",
+                                         "tony.application.num-client-rm-connect-retries",
                                          "tony.am.wait-client-signal-stop-timeout-sec",
                                          "tony.am.resources",
                                          "tony.task.max-total-instances",
