@@ -78,6 +78,9 @@ def read_line_until(proc, marker, timeout):
     t.start()
     t.join(timeout)
     if not found:
+        if not t.is_alive():  # its stdout closed: the JVM is gone
+            pytest.fail(f"the minicluster exited (status {proc.wait(10)}) before printing "
+                        f"{marker!r}")
         pytest.fail(f"the minicluster did not print {marker!r} within {timeout}s")
     return found[0]
 

@@ -137,7 +137,8 @@ public final class Main {
       dfs2.waitActive();
     }
 
-    MiniYARNCluster yarn = new MiniYARNCluster("tony", ha ? 2 : 1, numNodeManagers, 1, 1);
+    MiniYARNCluster yarn = ha ? new Ha.YarnCluster("tony", numNodeManagers)
+                              : new MiniYARNCluster("tony", 1, numNodeManagers, 1, 1);
     yarn.init(conf);
     yarn.start();
     if (ha) {
