@@ -126,10 +126,21 @@ std::string ExitWords(const rpc::TaskStatus& task) {
       task.has_exit_code() ? std::optional<int>(task.exit_code()) : std::nullopt, task.signal());
 }
 
-std::string ReasonWords(const rpc::TaskStatus& task) {
+std::string ReasonWords(const rpc::TaskStatus& task, const rpc::JobStatus& status) {
   if (!task.end_reason().empty()) return task.end_reason();
-  if (task.state() == "NEW" && task.stage() == "training") return "waits for the prepare stage";
-  return "";
+  if (task.state() != "NEW" || task.stage().empty() || task.stage() == "preprocess") return "";
+  // Stages run in this order; a NEW task waits for the one before its own.
+  static const char* const kOrder[] = {"preprocess", "prepare", "training"};
+  std::string before;
+  for (const char* stage : kOrder) {
+    if (task.stage() == stage) break;
+    for (const auto& t : status.tasks()) {
+      if (t.stage() == stage) before = stage;
+    }
+  }
+  if (before.empty()) return "";
+  return before == "preprocess" ? "waits for the preprocess task am:0"
+                                : "waits for the " + before + " stage";
 }
 
 bool TaskEnded(const std::string& state) {
@@ -162,7 +173,7 @@ std::string RenderTaskTable(const rpc::JobStatus& status, size_t max_width) {
                                     t->node(),
                                     address,
                                     ExitWords(*t),
-                                    ReasonWords(*t),
+                                    ReasonWords(*t, status),
                                     t->log_url(),
                                     t->log_url().empty() ? t->log_dir() : ""};
     for (size_t i = 0; i < row.size(); ++i) columns[i].cells.push_back(Cell(row[i]));
@@ -217,7 +228,7 @@ void StatusPrinter::Show(const rpc::JobStatus& status) {
     std::string row = t.state();
     if (t.port() != 0) row += " " + t.host() + ":" + std::to_string(t.port());
     if (std::string exit = ExitWords(t); !exit.empty()) row += " " + exit;
-    if (std::string reason = ReasonWords(t); !reason.empty()) row += ": " + reason;
+    if (std::string reason = ReasonWords(t, status); !reason.empty()) row += ": " + reason;
     rows[t.role() + ":" + std::to_string(t.index())] = row;
   }
   if (first) {

@@ -23,8 +23,9 @@ std::string RenderTaskTable(const rpc::JobStatus& status, size_t max_width = 0);
 // "exit 3", "signal 9 (SIGKILL)", or "" (no exit known).
 std::string ExitWords(const rpc::TaskStatus& task);
 
-// The REASON cell: why the task ended, or why a task of the training stage has no container yet.
-std::string ReasonWords(const rpc::TaskStatus& task);
+// The REASON cell: why the task ended, or why a task of a later stage (one of `status`'s tasks)
+// has no container yet.
+std::string ReasonWords(const rpc::TaskStatus& task, const rpc::JobStatus& status);
 // Whether a task's state is an end (today's names, and FINISHED/KILLED/UNKNOWN of older files).
 bool TaskEnded(const std::string& state);
 // "job <id> SUCCEEDED" / "job <id> FAILED: <message>" plus the failed tasks' diagnostics.

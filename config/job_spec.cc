@@ -60,16 +60,32 @@ bool JobSpec::Staged() const {
   return false;
 }
 
+const RoleSpec* JobSpec::PreprocessRole() const {
+  for (const RoleSpec& r : roles) {
+    if (r.preprocess) return &r;
+  }
+  return nullptr;
+}
+
+bool JobSpec::SingleNode() const { return roles.size() == 1 && roles[0].preprocess; }
+
+std::string JobSpec::StageName(int stage) const {
+  int last = 0;
+  for (const RoleSpec& r : roles) last = std::max(last, r.stage);
+  if (stage == 0 && PreprocessRole() != nullptr) return "preprocess";
+  return stage >= last ? "training" : "prepare";
+}
+
 int JobSpec::TotalInstances() const {
   int total = 0;
-  for (const RoleSpec& r : roles) total += r.instances;
+  for (const RoleSpec& r : roles) total += r.preprocess ? 0 : r.instances;
   return total;
 }
 
 int JobSpec::TrackedInstances() const {
   int total = 0;
   for (const RoleSpec& r : roles) {
-    if (!r.untracked && !r.sidecar) total += r.instances;
+    if (!r.untracked && !r.sidecar && !r.preprocess) total += r.instances;
   }
   return total;
 }
@@ -240,6 +256,36 @@ void BuildStages(Validator& v, const std::vector<std::string>& declared,
   }
 }
 
+// TonY's preprocessing job and single-node mode (docs/tony-compat.md §1.8): the role am, one
+// task, in a stage before every other role. TonY runs it inside its AM; tony runs it as a task
+// with the AM's resources, so that it is stopped, timed out, logged and shown as every task is.
+void AddPreprocessRole(Validator& v, JobSpec& spec) {
+  const bool single_node = spec.roles.empty();
+  if (!single_node && !v.Bool("tony.application.enable-preprocess")) return;
+  RoleSpec am;
+  am.name = "am";
+  am.instances = 1;
+  am.preprocess = true;
+  am.memory_mb = spec.am_memory_mb;
+  am.vcores = spec.am_vcores;
+  am.gpus = spec.am_gpus;
+  am.command = std::string(Trim(v.String("tony.am.command")));
+  if (am.command.empty()) am.command = std::string(Trim(v.String("tony.containers.command")));
+  if (am.command.empty()) {
+    v.AddError(std::string(single_node ? "no tasks and no command"
+                                       : v.Describe("tony.application.enable-preprocess") +
+                                             " but no command") +
+               ": set tony.<role>.instances (e.g. tony.worker.instances=2) and "
+               "tony.containers.command (tony submit --executes \"python train.py\" sets it), or "
+               "tony.am.command");
+    return;
+  }
+  am.resources = spec.am_resources;
+  am.docker_image = spec.am_docker_image;
+  for (RoleSpec& r : spec.roles) ++r.stage;
+  spec.roles.insert(spec.roles.begin(), std::move(am));
+}
+
 // TonY's group dependency timeouts (docs/tony-compat.md §1.5). Unlike TonY, which skips what
 // does not resolve, a dependency on a role, group or group member that does not exist is an error:
 // the protection it asks for would silently be missing.
@@ -353,22 +399,20 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
   spec.roles = BuildRoles(v, declared);
   BuildStages(v, declared, spec.roles);
   BuildGroupDependencies(v, conf, declared, spec.roles, spec);
-  // Only when nothing else is wrong: a bad instances value would otherwise be reported twice.
-  if (spec.roles.empty() && v.ok()) {
-    v.AddError("no tasks: set tony.<role>.instances (e.g. tony.worker.instances=2)");
-  }
   CheckTotals(v, spec.roles);
   CheckResources(v, "tony.containers.resources");
   CheckResources(v, "tony.am.resources");
   for (const RoleSpec& r : spec.roles) CheckResources(v, "tony." + r.name + ".resources");
   spec.am_resources = v.List("tony.am.resources");
   for (std::string& res : v.List("tony.containers.resources")) spec.am_resources.push_back(res);
+  // Only when nothing else is wrong: a bad instances value would otherwise be reported twice.
+  if (v.ok()) AddPreprocessRole(v, spec);
   if (spec.docker_enabled) {
     // A container without an image would run outside Docker, unlike what the job asked for.
     std::vector<std::string> missing;
     if (spec.am_docker_image.empty()) missing.push_back("am");
     for (const RoleSpec& r : spec.roles) {
-      if (r.docker_image.empty()) missing.push_back(r.name);
+      if (r.docker_image.empty() && !r.preprocess) missing.push_back(r.name);
     }
     for (const std::string& name : missing) {
       v.AddError(v.Describe("tony.docker.enabled") + " but " +

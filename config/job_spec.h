@@ -32,6 +32,11 @@ struct RoleSpec {
   // containers are asked for once every tracked task of stage 0 succeeded (TonY's
   // tony.application.prepare-stage / training-stage, docs/tony-compat.md §1.8).
   int stage = 0;
+  // The role "am" (one task, am:0): TonY's preprocessing job (tony.application.enable-preprocess)
+  // or, in a job with no task instances, TonY's single-node job. It runs the command of
+  // tony.am.command, else tony.containers.command, with the coordinator's resources, in a stage
+  // before every other role, without the framework's environment (docs/tony-compat.md §1.8).
+  bool preprocess = false;
 };
 
 // TonY's group dependency timeout (tony.application.group.<group> and
@@ -105,10 +110,18 @@ struct JobSpec {
   int chief_index = 0;
 
   const RoleSpec* FindRole(const std::string& name) const;
-  // True when the job runs in two stages (some role has stage 1).
+  // True when the job runs in stages (some role has stage 1 or more).
   bool Staged() const;
+  // The preprocess / single-node role am, or null.
+  const RoleSpec* PreprocessRole() const;
+  // Only the am role: TonY's single-node job.
+  bool SingleNode() const;
+  // "preprocess" (the am role's stage), "prepare" or "training" (the last stage); every view
+  // names stages so.
+  std::string StageName(int stage) const;
+  // Tasks of every role but am (TonY's tasks: the frameworks count these).
   int TotalInstances() const;
-  // Tasks that are neither untracked nor sidecar (TonY's TASK_NUM).
+  // Those neither untracked nor sidecar (TonY's TASK_NUM).
   int TrackedInstances() const;
 };
 

@@ -55,10 +55,9 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
                "",
                "GANG: tasks start once all registered; FCFS: each starts on registration.",
                {"GANG", "FCFS"}});
-  k.push_back(Unsupported(
-      Bool("tony.application.enable-preprocess", "false",
-           "Run the command in the coordinator before the tasks."),
-      "TonY's AM-side preprocessing (tony.application.enable-preprocess) is not implemented"));
+  k.push_back(Bool("tony.application.enable-preprocess", "false",
+                   "Run the command once as task am:0 before every other task; its line "
+                   "\"Model parameters: <p>\" gives the tasks MODEL_PARAMS=<p>."));
   k.push_back(Ms("tony.application.timeout", "0", "Maximum job runtime; 0: unlimited."));
   k.push_back(
       Int("tony.application.num-client-rm-connect-retries", "3", "",
@@ -132,9 +131,9 @@ void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
       Unsupported(Str("tony.am.node-label", "", "Node label for the coordinator container."),
                   "the AM container gets tony.application.node-label only"));
   k.push_back(List("tony.am.resources", "", "Resources localized for the coordinator only."));
-  k.push_back(Unsupported(
-      Str("tony.am.command", "", "Command the coordinator runs in preprocess mode."),
-      "TonY's AM-side preprocessing (tony.application.enable-preprocess) is not implemented"));
+  k.push_back(Str("tony.am.command", "",
+                  "Command of the preprocess / single-node task am:0; default: "
+                  "tony.containers.command."));
   k.push_back(Int("tony.task.max-total-instances", "-1", "", "Cap on total instances; -1: none."));
   k.push_back(Int("tony.task.max-total-gpus", "-1", "", "Cap on total GPUs; -1: none."));
   k.push_back(Int("tony.task.max-total-vcores", "-1", "", "Cap on total vcores; -1: none."));

@@ -204,13 +204,17 @@ void Coordinator::Dispatch(const core::Event& event) {
 }
 
 void Coordinator::LogStageStart() {
-  std::vector<std::string> prepare;
-  std::vector<std::string> training;
-  for (const RoleSpec& role : machine_.spec().roles) {
-    (role.stage < machine_.stage() ? prepare : training).push_back(role.name);
+  const JobSpec& spec = machine_.spec();
+  const int now = machine_.stage();
+  std::vector<std::string> done;
+  std::vector<std::string> next;
+  for (const RoleSpec& role : spec.roles) {
+    if (role.stage == now - 1) done.push_back(role.name);
+    if (role.stage == now) next.push_back(role.name);
   }
-  TONY_LOG(kInfo) << "the prepare stage (" << Join(prepare, ", ")
-                  << ") succeeded: starting the training stage (" << Join(training, ", ") << ")";
+  TONY_LOG(kInfo) << "the " << spec.StageName(now - 1) << " stage (" << Join(done, ", ")
+                  << ") succeeded: starting the " << spec.StageName(now) << " stage ("
+                  << Join(next, ", ") << ")";
 }
 
 void Coordinator::Execute(const core::Command& command) {
@@ -360,6 +364,7 @@ void Coordinator::AnswerSpecWaiters(bool expire_only) {
         auto& out = (*w.response->mutable_cluster())[role];
         for (const auto& a : addresses) out.add_addresses(a);
       }
+      if (model_params_) w.response->set_model_params(*model_params_);
       w.reactor->Finish(grpc::Status::OK);
     } else if (now >= w.deadline_ms || finished_) {
       w.response->set_ready(false);
@@ -391,6 +396,13 @@ void Coordinator::HandleReportResult(const rpc::ReportResultRequest& req,
   core::TaskExited exited{id, req.task().attempt(), req.exit_code(), req.diagnostics()};
   exited.signal = req.signal();
   exited.stopped = req.stopped();
+  const RoleSpec* role = machine_.spec().FindRole(id.role);
+  if (req.has_model_params() && req.exit_code() == 0 && role != nullptr && role->preprocess) {
+    // Before the dispatch that may start the next stage: its tasks ask for their spec after.
+    model_params_ = req.model_params();
+    TONY_LOG(kInfo) << id.ToString() << " printed model parameters; the tasks get them as "
+                    << "MODEL_PARAMS (" << model_params_->size() << " bytes)";
+  }
   Dispatch(exited);
   reactor->Finish(grpc::Status::OK);
 }
@@ -463,7 +475,7 @@ rpc::JobStatus Coordinator::Snapshot() const {
     if (auto node = nodes_.find(t.container_id); node != nodes_.end()) ts->set_node(node->second);
     ts->set_tracked(t.tracked);
     ts->set_chief(t.is_chief);
-    if (machine_.last_stage() > 0) ts->set_stage(t.stage == 0 ? "prepare" : "training");
+    if (machine_.last_stage() > 0) ts->set_stage(machine_.spec().StageName(t.stage));
   }
   return s;
 }

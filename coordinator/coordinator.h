@@ -155,6 +155,8 @@ class Coordinator final : public engine::EngineListener {
   std::map<std::string, std::string> log_urls_;  // container -> engine's log URL, if any
   std::map<std::string, std::string> nodes_;     // container -> engine's node name, if any
   std::vector<SpecWaiter> spec_waiters_;
+  // What the preprocess task am:0 reported as its model parameters (TonY's MODEL_PARAMS).
+  std::optional<std::string> model_params_;
   std::vector<StatusWaiter> status_waiters_;
   bool finished_ = false;
   bool final_status_seen_ = false;

@@ -1,5 +1,7 @@
 #include "executor/report.h"
 
+#include <fstream>
+
 #include "common/files.h"
 #include "common/log.h"
 #include "common/strings.h"
@@ -12,6 +14,8 @@ constexpr int kReportAttempts = 3;
 // The stderr tail in a failure message: tony.task.error-message-max-depth lines and at most this
 // many bytes (a progress bar is one multi-megabyte line of \r-separated redraws).
 constexpr size_t kTailMaxBytes = size_t{8} * 1024;
+// An environment variable's value; the control plane's messages stay far below gRPC's 4 MB.
+constexpr size_t kMaxModelParamsBytes = size_t{1} << 20;
 
 }  // namespace
 
@@ -41,7 +45,32 @@ rpc::ReportResultRequest MakeReport(const TaskIdentity& id, const JobSpec& spec,
   rpc::ReportResultRequest req = MakeReport(id, outcome.exit_code, diagnostics);
   req.set_signal(outcome.signal);
   req.set_stopped(outcome.stopped);
+  const RoleSpec* role = spec.FindRole(id.role);
+  if (role != nullptr && role->preprocess && outcome.exit_code == 0) {
+    if (auto params = ModelParamsFrom(JoinPath(id.log_dir, "stdout"))) {
+      req.set_model_params(ToValidUtf8(*params));
+    }
+  }
   return req;
+}
+
+std::optional<std::string> ModelParamsFrom(const std::string& stdout_path) {
+  static constexpr std::string_view kMarker = "Model parameters: ";
+  std::ifstream in(stdout_path);
+  for (std::string line; std::getline(in, line);) {
+    size_t at = line.find(kMarker);
+    if (at == std::string::npos) continue;
+    std::string params = line.substr(at + kMarker.size());
+    if (!params.empty() && params.back() == '\r') params.pop_back();
+    if (params.size() > kMaxModelParamsBytes) {
+      TONY_LOG(kWarning) << "the model parameters in " << stdout_path << " are " << params.size()
+                         << " bytes; only the first " << kMaxModelParamsBytes
+                         << " reach MODEL_PARAMS";
+      params.resize(kMaxModelParamsBytes);
+    }
+    return params;
+  }
+  return std::nullopt;
 }
 
 ResultReporter::ResultReporter(EventLoop& loop, ControlPlane& control)

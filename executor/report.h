@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "config/job_spec.h"
@@ -24,6 +25,10 @@ rpc::ReportResultRequest MakeReport(const TaskIdentity& id, int exit_code,
 rpc::ReportResultRequest MakeReport(const TaskIdentity& id, const JobSpec& spec,
                                     const ProcessesOutcome& outcome,
                                     const UserProcesses& processes);
+
+// What the preprocess task's stdout says after its first "Model parameters: " (TonY's marker; the
+// rest of that line), or nothing. The coordinator hands it to the later tasks as MODEL_PARAMS.
+std::optional<std::string> ModelParamsFrom(const std::string& stdout_path);
 
 // Sends a report, trying again (after a backoff on a LoopTimer) while the coordinator is
 // unreachable; a refusal is final. `done(true)` once the coordinator has it, `done(false)` (and an

@@ -109,6 +109,7 @@ void TaskRun::OnSpec(Result<rpc::GetClusterSpecResponse> resp) {
   for (const auto& [role, addresses] : resp->cluster()) {
     cluster_[role] = {addresses.addresses().begin(), addresses.addresses().end()};
   }
+  if (resp->has_model_params()) model_params_ = resp->model_params();
   TONY_LOG(kInfo) << "starting " << std::max(1, role_.nproc_per_task)
                   << " process(es): " << role_.command;
   if (port_.reuse_port()) {
@@ -141,6 +142,10 @@ void TaskRun::OnReady(const Status& s) {
 
 void TaskRun::StartUserProcesses() {
   auto options = UserProcessOptions(spec_, role_, id_, cluster_);
+  if (options.ok() && model_params_) {
+    // TonY's containerEnv entry: after tony.execution.envs, as TonY's launch env has it.
+    for (SpawnOptions& o : *options) o.env["MODEL_PARAMS"] = *model_params_;
+  }
   Status s = options.ok() ? processes_.Start(*options) : options.status();
   if (!s.ok()) {
     TONY_LOG(kError) << s.message();

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/net.h"
@@ -71,6 +72,7 @@ class TaskRun {
   int64_t register_deadline_ms_ = 0;
   int spec_failures_ = 0;
   runtime::Cluster cluster_;
+  std::optional<std::string> model_params_;  // MODEL_PARAMS, from the preprocess task am:0
   bool heartbeat_in_flight_ = false;
   int64_t last_answer_ms_ = 0;
   bool lost_ = false;

@@ -67,11 +67,27 @@ Status ValidateForFramework(const JobSpec& spec) {
     return InvalidArgument("tony.application.framework = \"" + spec.framework +
                            "\": expected one of " + Join(KnownFrameworks(), ", "));
   }
+  // A single-node job runs its one command, whatever the framework (TonY's too).
+  if (spec.SingleNode()) return Status::Ok();
   return fw->Validate(spec);
 }
 
+namespace {
+
+// The am role is no part of the framework's cluster (JobSpec's RoleSpec::preprocess).
+bool IsPreprocess(const JobSpec& spec, const std::string& role) {
+  const RoleSpec* r = spec.FindRole(role);
+  return r != nullptr && r->preprocess;
+}
+
+}  // namespace
+
 Result<EnvMap> BuildTaskEnv(const TaskEnvInput& in) {
   EnvMap env = CommonTaskEnv(in);
+  if (IsPreprocess(*in.spec, in.role)) {
+    env["PREPROCESSING_JOB"] = "true";  // TonY's, for its preprocessing and single-node jobs
+    return env;
+  }
   TONY_ASSIGN_OR_RETURN(EnvMap extra, FrameworkOf(*in.spec).TaskEnv(in));
   for (auto& [k, v] : extra) env[k] = std::move(v);
   return env;
@@ -83,10 +99,12 @@ void AddFrameworkRoles(Configuration& conf, const std::string& python) {
 }
 
 Status PrepareTask(const JobSpec& spec, const std::string& role) {
+  if (IsPreprocess(spec, role)) return Status::Ok();
   return FrameworkOf(spec).PrepareTask(spec, role);
 }
 
 Status WaitUntilReady(const JobSpec& spec, const std::string& role, const Cluster& cluster) {
+  if (IsPreprocess(spec, role)) return Status::Ok();
   return FrameworkOf(spec).WaitUntilReady(spec, role, cluster);
 }
 

@@ -100,11 +100,21 @@ void JobStateMachine::OnStart(int64_t now_ms, std::vector<Command>& out) {
   }
   RequestStage(0, now_ms, out);
   live_count_ = static_cast<int>(tasks_.size());
-  for (const TaskRecord& t : tasks_) completion_total_ += t.tracked ? 1 : 0;
+  // The preprocess task am:0 decides the job only in a single-node job; otherwise the job waits
+  // for it as a stage (it must succeed for the next stage to start), not as a task.
+  const bool single_node = spec_.SingleNode();
+  auto decides = [single_node, this](const TaskRecord& t) {
+    const RoleSpec* role = Role(t.id.role);
+    return single_node || role == nullptr || !role->preprocess;
+  };
+  for (const TaskRecord& t : tasks_) completion_total_ += t.tracked && decides(t) ? 1 : 0;
   // With no tracked task at all, the job ends when every task has ended.
   const bool wait_for_all = completion_total_ == 0;
-  if (wait_for_all) completion_total_ = live_count_;
-  for (TaskRecord& t : tasks_) t.in_completion = t.tracked || wait_for_all;
+  if (wait_for_all) {
+    completion_total_ = 0;
+    for (const TaskRecord& t : tasks_) completion_total_ += decides(t) ? 1 : 0;
+  }
+  for (TaskRecord& t : tasks_) t.in_completion = decides(t) && (t.tracked || wait_for_all);
   group_fired_.assign(spec_.group_dependencies.size(), false);
   Touch();
   RecomputeCheckAfter();

@@ -113,7 +113,7 @@ void JobStateMachine::AfterTaskEnded(const TaskRecord& t, const std::string& fai
       std::string message = failure;
       if (t.tracked && t.stage < last_stage_) {
         size_t end = std::min(message.find('\n'), message.size());
-        message.insert(end, "; the training stage does not start");
+        message.insert(end, "; the " + spec_.StageName(t.stage + 1) + " stage does not start");
       }
       Decide(FinalStatus::kFailed, message, now_ms, out);
       return;
@@ -151,7 +151,7 @@ bool JobStateMachine::FailureEndsJob(const TaskRecord& t) const {
 void JobStateMachine::MaybeCompleteJob(int64_t now_ms, std::vector<Command>& out) {
   if (phase_ != JobPhase::kRunning || completion_ended_ < completion_total_) return;
   // With no tracked task the job waited for every task (InCompletionSet): say so.
-  const bool none_tracked = spec_.TrackedInstances() == 0;
+  const bool none_tracked = spec_.TrackedInstances() == 0 && !spec_.SingleNode();
   const std::string tasks =
       std::to_string(completion_total_) + (none_tracked ? " task(s)" : " tracked task(s)");
   const std::string why = none_tracked ? " (the job has no tracked task)" : "";

@@ -64,9 +64,7 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
         Decide(FinalStatus::kFailed,
                "only " + std::to_string(stage_registered_[stage_]) + " of " +
                    std::to_string(stage_tasks_[stage_]) + " tasks" +
-                   (last_stage_ == 0 ? ""
-                    : stage_ == 0    ? " of the prepare stage"
-                                     : " of the training stage") +
+                   (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
                    " registered within " + std::to_string(spec_.allocation_timeout_ms) +
                    " ms (tony.container.allocation.timeout)",
                now_ms, out);

@@ -63,11 +63,6 @@ def test_unknown_flag_suggests_the_right_one(tony, tmp_path):
     assert_refused(tony, r, "unknown flag --execute", "did you mean --executes")
 
 
-def test_no_tasks_is_an_error(tony, tmp_path):
-    r = submit(tony, tmp_path, {"tony.worker.instances": "0"})
-    assert_refused(tony, r, "no tasks", "tony.<role>.instances")
-
-
 def test_more_memory_than_the_machine_has_is_refused(tony, tmp_path):
     r = submit(tony, tmp_path, {"tony.worker.instances": "2", "tony.worker.memory": "100000g"})
     assert_refused(tony, r, "MB of memory", "this machine has", "tony.local.memory")

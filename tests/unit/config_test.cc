@@ -11,6 +11,7 @@
 #include "config/job_spec.h"
 #include "config/keys.h"
 #include "config/resources.h"
+#include "runtime/runtime.h"
 
 namespace tony {
 namespace {
@@ -580,12 +581,73 @@ TEST_F(JobSpecTest, EveryErrorIsReported) {
   EXPECT_THAT(err, HasSubstr("tony.am.memory = \"huge\""));
 }
 
-TEST_F(JobSpecTest, NoTasksIsAnError) {
+// TonY's single-node job: no task instances, the command runs once (as task am:0, with the AM's
+// resources), whatever the framework needs of a distributed job.
+TEST_F(JobSpecTest, NoTasksIsASingleNodeJobOfTheCommand) {
   Configuration conf = Configuration::WithDefaults();
-  conf.Set("tony.containers.command", "x", "--executes");
-  EXPECT_EQ(BuildError(conf), "no tasks: set tony.<role>.instances (e.g. tony.worker.instances=2)");
+  conf.Set("tony.containers.command", "python single.py", "--executes");
   conf.Set("tony.worker.instances", "0", "--conf");
-  EXPECT_THAT(BuildError(conf), HasSubstr("no tasks"));
+  conf.Set("tony.am.memory", "3g", "--conf");
+  conf.Set("tony.application.framework", "pytorch", "--conf");
+  auto spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  ASSERT_EQ(spec->roles.size(), 1u);
+  const RoleSpec& am = spec->roles[0];
+  EXPECT_EQ(am.name, "am");
+  EXPECT_TRUE(am.preprocess);
+  EXPECT_EQ(am.instances, 1);
+  EXPECT_EQ(am.command, "python single.py");
+  EXPECT_EQ(am.memory_mb, 3072);
+  EXPECT_TRUE(spec->SingleNode());
+  EXPECT_EQ(spec->TotalInstances(), 0);  // TonY's task count: no task of a framework's cluster
+  EXPECT_FALSE(spec->Staged());
+  EXPECT_TRUE(runtime::ValidateForFramework(*spec).ok());
+}
+
+TEST_F(JobSpecTest, NoTasksAndNoCommandIsAnError) {
+  Configuration conf = Configuration::WithDefaults();
+  conf.Set("tony.worker.instances", "0", "--conf");
+  std::string err = BuildError(conf);
+  EXPECT_THAT(err, HasSubstr("no tasks and no command"));
+  EXPECT_THAT(err, HasSubstr("tony.<role>.instances"));
+  EXPECT_THAT(err, HasSubstr("tony.containers.command"));
+}
+
+// TonY's preprocessing job: tony.am.command (else the tasks' command) runs first, in a stage of
+// its own before the prepare and training stages.
+TEST_F(JobSpecTest, EnablePreprocessRunsTheAmCommandInAStageBeforeEveryRole) {
+  Configuration conf = Runnable();
+  conf.Set("tony.application.enable-preprocess", "true", "tony.xml");
+  conf.Set("tony.am.command", "python prep.py", "tony.xml");
+  conf.Set("tony.db.instances", "1", "tony.xml");
+  conf.Set("tony.application.prepare-stage", "db", "tony.xml");
+  auto spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  ASSERT_EQ(spec->roles.size(), 3u);
+  EXPECT_EQ(spec->roles[0].name, "am");
+  EXPECT_EQ(spec->roles[0].command, "python prep.py");
+  EXPECT_EQ(spec->roles[0].stage, 0);
+  EXPECT_EQ(spec->FindRole("db")->stage, 1);
+  EXPECT_EQ(spec->FindRole("worker")->stage, 2);
+  EXPECT_EQ(spec->StageName(0), "preprocess");
+  EXPECT_EQ(spec->StageName(1), "prepare");
+  EXPECT_EQ(spec->StageName(2), "training");
+  EXPECT_FALSE(spec->SingleNode());
+  EXPECT_EQ(spec->TrackedInstances(), 3);  // TASK_NUM: db and the workers, not am
+  EXPECT_EQ(spec->chief_role, "worker");
+
+  conf = Runnable();
+  conf.Set("tony.application.enable-preprocess", "true", "tony.xml");
+  spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_EQ(spec->PreprocessRole()->command, "python train.py");  // tony.containers.command
+  EXPECT_EQ(spec->FindRole("worker")->stage, 1);
+  EXPECT_EQ(spec->StageName(1), "training");
+
+  conf = Runnable();  // off by default: no am task
+  spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec->PreprocessRole(), nullptr);
 }
 
 TEST_F(JobSpecTest, RoleWithoutCommandIsAnError) {

@@ -195,5 +195,62 @@ TEST_F(StagesTest, KillDuringThePrepareStageLeavesTrainingTasksNotStarted) {
   EXPECT_EQ(sm_->final_status(), FinalStatus::kKilled);
 }
 
+// tony.application.enable-preprocess: am:0 (RoleSpec::preprocess) runs in a stage of its own.
+JobSpec PreprocessSpec() {
+  JobSpec spec =
+      MakeSpec({{"am", 1, false, false, false, 0}, {"worker", 2, false, false, false, 1}});
+  spec.roles[0].preprocess = true;
+  return spec;
+}
+
+TEST_F(StagesTest, ThePreprocessTaskRunsFirstAndIsAStageNotATaskOfTheResult) {
+  Create(PreprocessSpec());
+  EXPECT_EQ(RequestedRoles(Start()), (std::vector<std::string>{"am"}));
+  Bring("am");
+  EXPECT_EQ(sm_->SpecFor(T("am", 0), 0), (runtime::Cluster{{"am", {"host-am:0:2000"}}}));
+  EXPECT_EQ(RequestedRoles(Exit(T("am", 0), 0)), (std::vector<std::string>{"worker"}));
+  EXPECT_EQ(sm_->phase(), JobPhase::kRunning);
+  Bring("worker");
+  EXPECT_EQ(sm_->SpecFor(T("worker", 0), 0),
+            (runtime::Cluster{{"worker", {"host-worker:0:2000", "host-worker:1:2001"}}}));
+  Exit(T("worker", 0), 0);
+  Exit(T("worker", 1), 0);
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kSucceeded);
+  EXPECT_EQ(sm_->final_message(), "all 2 tracked task(s) succeeded");
+}
+
+TEST_F(StagesTest, AFailedPreprocessTaskFailsTheJobAndNoOtherTaskStarts) {
+  JobSpec spec = PreprocessSpec();
+  spec.fail_on_worker_failure = false;
+  Create(spec);
+  Start();
+  Bring("am");
+  auto out = Exit(T("am", 0), 2, "no data");
+  EXPECT_TRUE(RequestedRoles(out).empty());
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
+  EXPECT_EQ(sm_->final_message(),
+            "task am:0 failed: exit 2; the training stage does not start\nno data");
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kNotStarted);
+}
+
+// A job of no task but am:0 (TonY's single-node job): its result is am:0's.
+TEST_F(StagesTest, ASingleNodeJobEndsWithItsOneTask) {
+  JobSpec spec = MakeSpec({{"am", 1, false, false, false, 0}});
+  spec.roles[0].preprocess = true;
+  Create(spec);
+  Start();
+  Bring("am");
+  Exit(T("am", 0), 0);
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kSucceeded);
+  EXPECT_EQ(sm_->final_message(), "all 1 tracked task(s) succeeded");
+
+  Create(spec);
+  Start();
+  Bring("am");
+  Exit(T("am", 0), 4, "bad");
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
+  EXPECT_EQ(sm_->final_message(), "task am:0 failed: exit 4\nbad");
+}
+
 }  // namespace
 }  // namespace tony::core

@@ -126,6 +126,8 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.application.num-client-rm-connect-retries",
                                          "tony.am.wait-client-signal-stop-timeout-sec",
                                          "tony.am.resources",
+                                         "tony.am.command",
+                                         "tony.application.enable-preprocess",
                                          "tony.task.max-total-instances",
                                          "tony.task.max-total-gpus",
                                          "tony.task.max-total-vcores",
