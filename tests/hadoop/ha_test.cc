@@ -387,12 +387,12 @@ class HttpStub {
           if (n <= 0) break;
           request.append(buf, static_cast<size_t>(n));
         }
+        ++served;  // before the reply: the client may check the count as soon as it reads it
         std::string reply = status_line_ +
                             "\r\nContent-Type: application/json\r\nContent-Length: " +
                             std::to_string(body_.size()) + "\r\nConnection: close\r\n\r\n" + body_;
         (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
         ::close(c);
-        ++served;
       }
     });
   }
