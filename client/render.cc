@@ -128,6 +128,7 @@ std::string ExitWords(const rpc::TaskStatus& task) {
 
 std::string ReasonWords(const rpc::TaskStatus& task, const rpc::JobStatus& status) {
   if (!task.end_reason().empty()) return task.end_reason();
+  if (!task.awaits().empty()) return "waits for " + task.awaits() + " to serve";
   if (task.state() != "NEW" || task.stage().empty() || task.stage() == "preprocess") return "";
   // Stages run in this order; a NEW task waits for the one before its own.
   static const char* const kOrder[] = {"preprocess", "prepare", "training"};

@@ -365,8 +365,8 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
     conf.Set("tony.containers.command", ComposeCommand(o, python), "--executes");
   }
   // TonY's helper scripts run with tony.python-exec-path, which a job file may set instead.
-  runtime::AddFrameworkRoles(conf,
-                             python.empty() ? conf.GetOr("tony.python-exec-path", "") : python);
+  TONY_RETURN_IF_ERROR(runtime::AddFrameworkRoles(
+      conf, python.empty() ? conf.GetOr("tony.python-exec-path", "") : python));
   if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
   if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
   // spark-submit's flags for a keytab login; as --conf, they win over the files.

@@ -360,6 +360,7 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.container_envs = v.List("tony.containers.envs");
   spec.execution_envs = v.List("tony.execution.envs");
   spec.python_exec_path = std::string(Trim(v.String("tony.python-exec-path")));
+  spec.horovod_debug_driver = v.Bool("tony.horovod.driver.mode.debug");
   spec.python_venv = std::string(Trim(v.String("tony.python-venv")));
   spec.src_dir = std::string(Trim(v.String("tony.src-dir")));
   spec.am_memory_mb = v.Memory("tony.am.memory", 1);

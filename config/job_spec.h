@@ -37,6 +37,12 @@ struct RoleSpec {
   // tony.am.command, else tony.containers.command, with the coordinator's resources, in a stage
   // before every other role, without the framework's environment (docs/tony-compat.md §1.8).
   bool preprocess = false;
+  // Set by the coordinator from the framework (runtime/framework.h, ServesPeers): why the job
+  // cannot go on once a task of this role ended by itself, even successfully; empty: it can.
+  std::string serves_peers;
+  // Set likewise (SpecAwaits): the task ("role:index") whose published endpoint this role's tasks
+  // need; they stay REGISTERED, their spec held, until it published.
+  std::string awaits;
 };
 
 // TonY's group dependency timeout (tony.application.group.<group> and
@@ -83,6 +89,9 @@ struct JobSpec {
   std::string python_exec_path;             // tony.python-exec-path
   std::string python_venv;                  // tony.python-venv (path to the venv zip)
   std::string src_dir;                      // tony.src-dir (path to the src dir or archive)
+  // tony.horovod.driver.mode.debug: the horovod driver runs tony.driver.command, which writes
+  // its rendezvous port and slot plan to a port file, as TonY's debug driver does.
+  bool horovod_debug_driver = false;
 
   int64_t am_memory_mb = 2048;
   int am_vcores = 1;

@@ -231,9 +231,10 @@ void AddMiscKeys(std::vector<KeySpec>& k) {
   k.push_back(Unsupported(
       Bool("tony.horovod.mode.test.fast.fail", "false", "Horovod driver fails at once."),
       "a TonY test hook"));
-  k.push_back(
-      Unsupported(Bool("tony.horovod.driver.mode.debug", "false", "Use tony.driver.command."),
-                  "tony's Horovod driver has no debug mode"));
+  k.push_back(Bool("tony.horovod.driver.mode.debug", "false",
+                   "Horovod: the driver task runs tony.driver.command (your rendezvous driver, "
+                   "which writes DRIVER_OUTPUT_PATH/<port>____HOROVOD_RENDEZVOUS_SERVER____ with "
+                   "its slot plan) instead of tony's."));
   k.push_back(Str("tony.history.location", "/path/to/tony-history",
                   "Job history root of TonY's portal; tony writes no history there, but an "
                   "hdfs:// value gets a delegation token for the tasks, as in TonY."));

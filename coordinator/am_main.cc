@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "history/job_dir.h"
 #include "rpc/job_secret.h"
+#include "runtime/framework.h"
 
 namespace tony {
 namespace {
@@ -16,6 +17,7 @@ Result<AmInputs> ReadInputs(const history::JobPaths& paths) {
   inputs.job_dir = paths.root;
   TONY_RETURN_IF_ERROR(inputs.conf.AddFile(paths.FinalConf()));
   TONY_ASSIGN_OR_RETURN(inputs.spec, BuildJobSpec(inputs.conf));
+  runtime::MarkServingRoles(inputs.spec);
   return inputs;
 }
 

@@ -359,6 +359,11 @@ void Coordinator::AnswerSpecWaiters(bool expire_only) {
     std::optional<runtime::Cluster> spec;
     if (!expire_only) spec = machine_.SpecFor(w.task, w.attempt);
     if (spec) {
+      // The state machine released it: what it awaited (RoleSpec::awaits) has published.
+      const RoleSpec* role = machine_.spec().FindRole(w.task.role);
+      if (role != nullptr && !role->awaits.empty() && published_.count(role->awaits) > 0) {
+        (*w.response->mutable_published())[role->awaits] = published_[role->awaits];
+      }
       w.response->set_ready(true);
       for (const auto& [role, addresses] : *spec) {
         auto& out = (*w.response->mutable_cluster())[role];
@@ -404,6 +409,26 @@ void Coordinator::HandleReportResult(const rpc::ReportResultRequest& req,
                     << "MODEL_PARAMS (" << model_params_->size() << " bytes)";
   }
   Dispatch(exited);
+  reactor->Finish(grpc::Status::OK);
+}
+
+void Coordinator::HandlePublish(const rpc::PublishRequest& req, grpc::ServerUnaryReactor* reactor) {
+  core::TaskId id = FromRef(req.task());
+  const core::TaskRecord* task = machine_.FindTask(id);
+  if (task == nullptr || task->attempt != req.task().attempt() || core::IsTerminal(task->state) ||
+      task->host.empty() || req.port() <= 0 || req.port() > 65535) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                                 "no running attempt " + std::to_string(req.task().attempt()) +
+                                     " of " + id.ToString() + " to publish port " +
+                                     std::to_string(req.port()) + " for"));
+    return;
+  }
+  rpc::Published& p = published_[id.ToString()];
+  p.set_address(task->host + ":" + std::to_string(req.port()));
+  p.set_info(req.info());
+  TONY_LOG(kInfo) << id.ToString() << " published " << p.address()
+                  << "; the tasks that wait for it get their cluster spec";
+  Dispatch(core::TaskPublished{id, req.task().attempt()});
   reactor->Finish(grpc::Status::OK);
 }
 
@@ -476,6 +501,11 @@ rpc::JobStatus Coordinator::Snapshot() const {
     ts->set_tracked(t.tracked);
     ts->set_chief(t.is_chief);
     if (machine_.last_stage() > 0) ts->set_stage(machine_.spec().StageName(t.stage));
+    if (const RoleSpec* role = machine_.spec().FindRole(t.id.role);
+        t.state == core::TaskState::kRegistered && role != nullptr && !role->awaits.empty() &&
+        published_.count(role->awaits) == 0) {
+      ts->set_awaits(role->awaits);
+    }
   }
   return s;
 }

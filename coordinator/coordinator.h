@@ -82,6 +82,7 @@ class Coordinator final : public engine::EngineListener {
   void HandleHeartbeat(const rpc::HeartbeatRequest& req, rpc::HeartbeatResponse* resp,
                        grpc::ServerUnaryReactor* reactor);
   void HandleReportResult(const rpc::ReportResultRequest& req, grpc::ServerUnaryReactor* reactor);
+  void HandlePublish(const rpc::PublishRequest& req, grpc::ServerUnaryReactor* reactor);
   void HandleGetJobStatus(const rpc::GetJobStatusRequest& req, rpc::JobStatus* resp,
                           grpc::ServerUnaryReactor* reactor);
   void HandleKill(const rpc::KillJobRequest& req, grpc::ServerUnaryReactor* reactor);
@@ -157,6 +158,9 @@ class Coordinator final : public engine::EngineListener {
   std::vector<SpecWaiter> spec_waiters_;
   // What the preprocess task am:0 reported as its model parameters (TonY's MODEL_PARAMS).
   std::optional<std::string> model_params_;
+  // What tasks published for the tasks that await them (runtime/framework.h, SpecAwaits), by
+  // "role:index"; a waiting task's spec is held until its awaited task is here.
+  std::map<std::string, rpc::Published> published_;
   std::vector<StatusWaiter> status_waiters_;
   bool finished_ = false;
   bool final_status_seen_ = false;

@@ -48,6 +48,15 @@ class Coordinator::Service final : public rpc::Coordinator::CallbackService {
     return reactor;
   }
 
+  grpc::ServerUnaryReactor* Publish(grpc::CallbackServerContext* ctx,
+                                    const rpc::PublishRequest* req,
+                                    rpc::PublishResponse* /*resp*/) override {
+    auto* reactor = ctx->DefaultReactor();
+    if (!Authorized(ctx, reactor)) return reactor;
+    asio::post(c_->io(), [this, req, reactor] { c_->HandlePublish(*req, reactor); });
+    return reactor;
+  }
+
   grpc::ServerUnaryReactor* GetJobStatus(grpc::CallbackServerContext* ctx,
                                          const rpc::GetJobStatusRequest* req,
                                          rpc::JobStatus* resp) override {

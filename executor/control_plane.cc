@@ -104,4 +104,14 @@ void ControlPlane::ReportResult(const rpc::ReportResultRequest& request, int tim
       std::move(done));
 }
 
+void ControlPlane::Publish(const rpc::PublishRequest& request, int timeout_ms,
+                           std::function<void(Status)> done) {
+  Issue<rpc::PublishResponse>(
+      timeout_ms, "Publish",
+      [&](grpc::ClientContext* ctx, grpc::CompletionQueue* cq) {
+        return client_.stub().PrepareAsyncPublish(ctx, request, cq);
+      },
+      std::move(done));
+}
+
 }  // namespace tony

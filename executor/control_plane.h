@@ -45,6 +45,8 @@ class ControlPlane {
                  std::function<void(Result<rpc::HeartbeatResponse>)> done);
   void ReportResult(const rpc::ReportResultRequest& request, int timeout_ms,
                     std::function<void(Status)> done);
+  void Publish(const rpc::PublishRequest& request, int timeout_ms,
+               std::function<void(Status)> done);
 
   const std::string& address() const { return client_.address(); }
 

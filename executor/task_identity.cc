@@ -71,7 +71,8 @@ void MakeEntryPointExecutable(const std::string& command) {
 }
 
 Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
-                            const runtime::Cluster& cluster, int local_rank) {
+                            const runtime::Cluster& cluster, int local_rank,
+                            const runtime::Published& published) {
   EnvMap env = CurrentEnvironment();
   // Where the secret came from (it is gone from there by now): not the user's business.
   env.erase(kSecretFdEnv);
@@ -83,6 +84,7 @@ Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
   in.index = id.index;
   in.attempt = id.attempt;
   in.cluster = cluster;
+  in.published = published;
   in.local_rank = local_rank;
   in.am_host = Env("AM_HOST");
   in.am_port = static_cast<int>(ParseInt64(Env("AM_PORT")).value_or(0));

@@ -41,7 +41,8 @@ void MakeEntryPointExecutable(const std::string& command);
 // The environment of local process `local_rank` of the task: the executor's own, less what is
 // not the user's business, plus the framework's variables and tony.execution.envs.
 Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
-                            const runtime::Cluster& cluster, int local_rank);
+                            const runtime::Cluster& cluster, int local_rank,
+                            const runtime::Published& published = {});
 
 // Which binary runs and where its gRPC came from (the bundle's lib/ on YARN): only this process
 // can tell, since it is not dumpable (others cannot read its /proc/<pid>/exe or maps).

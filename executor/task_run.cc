@@ -16,6 +16,10 @@ constexpr int kSpecWaitMs = 10'000;  // the coordinator answers a long-poll with
 constexpr int kSpecMaxFailures = 5;
 constexpr int64_t kRegisterRetryMs = 200;
 constexpr int64_t kSpecRetryMs = 500;
+constexpr int64_t kPublishPollMs = 100;
+// How long a user process that others await may take to publish (the workers' own wait for a
+// Horovod driver that listens is as long).
+constexpr int64_t kPublishWaitMs = 120'000;
 
 bool Unreachable(const Status& s) {
   return s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded;
@@ -44,6 +48,7 @@ TaskRun::TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, co
                                         spec_.execution_timeout_key + ")",
                                     false);
                          }),
+      publish_poll_(loop, [this] { PollPublished(); }),
       processes_(loop, options.grace_ms, [this] { OnProcessesEnded(); }),
       reporter_(loop, control) {}
 
@@ -110,6 +115,10 @@ void TaskRun::OnSpec(Result<rpc::GetClusterSpecResponse> resp) {
     cluster_[role] = {addresses.addresses().begin(), addresses.addresses().end()};
   }
   if (resp->has_model_params()) model_params_ = resp->model_params();
+  for (const auto& [task, p] : resp->published()) {
+    published_[task] = runtime::PublishedEndpoint{p.address(), p.info(), 0};
+    TONY_LOG(kInfo) << task << " published " << p.address();
+  }
   TONY_LOG(kInfo) << "starting " << std::max(1, role_.nproc_per_task)
                   << " process(es): " << role_.command;
   if (port_.reuse_port()) {
@@ -141,7 +150,7 @@ void TaskRun::OnReady(const Status& s) {
 }
 
 void TaskRun::StartUserProcesses() {
-  auto options = UserProcessOptions(spec_, role_, id_, cluster_);
+  auto options = UserProcessOptions(spec_, role_, id_, cluster_, published_);
   if (options.ok() && model_params_) {
     // TonY's containerEnv entry: after tony.execution.envs, as TonY's launch env has it.
     for (SpawnOptions& o : *options) o.env["MODEL_PARAMS"] = *model_params_;
@@ -155,6 +164,43 @@ void TaskRun::StartUserProcesses() {
   }
   phase_ = Phase::kRunning;
   if (spec_.execution_timeout_ms > 0) execution_timeout_.Arm(spec_.execution_timeout_ms);
+  if (runtime::Publishes(spec_, id_.role)) {
+    publish_deadline_ms_ = NowMs() + kPublishWaitMs;
+    publish_poll_.Arm(kPublishPollMs, kPublishPollMs);
+  }
+}
+
+void TaskRun::PollPublished() {
+  if (phase_ != Phase::kRunning) {
+    publish_poll_.Disarm();
+    return;
+  }
+  auto found = runtime::PollPublished(spec_, id_.role);
+  if (found.ok() && !*found && NowMs() < publish_deadline_ms_) return;
+  publish_poll_.Disarm();
+  if (!found.ok()) {
+    StopTask(found.status().message(), false);
+    return;
+  }
+  if (!*found) {
+    StopTask("the user process published nothing for the tasks that wait for it within " +
+                 std::to_string(kPublishWaitMs / 1000) + " s",
+             false);
+    return;
+  }
+  rpc::PublishRequest req;
+  *req.mutable_task() = id_.Ref();
+  req.set_port((*found)->port);
+  req.set_info((*found)->info);
+  const int port = (*found)->port;
+  TONY_LOG(kInfo) << "the user process serves port " << port << "; publishing it";
+  control_.Publish(req, kRpcTimeoutMs, [this, port](const Status& s) {
+    if (s.ok()) {
+      TONY_LOG(kInfo) << "published port " << port;
+    } else {
+      StopTask(s.WithContext("publishing port " + std::to_string(port)).message(), false);
+    }
+  });
 }
 
 void TaskRun::OnHeartbeatTick() {
@@ -216,6 +262,7 @@ void TaskRun::StopTask(const std::string& why, bool by_request) {
 
 void TaskRun::OnProcessesEnded() {
   execution_timeout_.Disarm();
+  publish_poll_.Disarm();
   KillDescendants();  // the task is over: nothing it started may outlive it
   phase_ = Phase::kReporting;
   ProcessesOutcome outcome = processes_.Outcome();

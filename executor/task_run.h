@@ -52,6 +52,9 @@ class TaskRun {
   void OnSpec(Result<rpc::GetClusterSpecResponse> resp);
   void OnReady(const Status& s);
   void StartUserProcesses();
+  // A task others await (runtime/framework.h, SpecAwaits): polls for what its user process
+  // publishes, sends it to the coordinator once, and stops the task when it does not come.
+  void PollPublished();
   void OnHeartbeatTick();
   void OnHeartbeat(Result<rpc::HeartbeatResponse> resp);
   // Stops the task for `why`: before the running phase the executor exits without starting the
@@ -73,6 +76,8 @@ class TaskRun {
   int spec_failures_ = 0;
   runtime::Cluster cluster_;
   std::optional<std::string> model_params_;  // MODEL_PARAMS, from the preprocess task am:0
+  runtime::Published published_;             // what the tasks this one awaited published
+  int64_t publish_deadline_ms_ = 0;
   bool heartbeat_in_flight_ = false;
   int64_t last_answer_ms_ = 0;
   bool lost_ = false;
@@ -80,6 +85,7 @@ class TaskRun {
   LoopTimer spec_retry_;
   LoopTimer heartbeat_;
   LoopTimer execution_timeout_;
+  LoopTimer publish_poll_;
   UserProcesses processes_;
   ResultReporter reporter_;
 };

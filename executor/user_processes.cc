@@ -12,11 +12,12 @@ namespace tony {
 
 Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const RoleSpec& role,
                                                      const TaskIdentity& id,
-                                                     const runtime::Cluster& cluster) {
+                                                     const runtime::Cluster& cluster,
+                                                     const runtime::Published& published) {
   int nproc = std::max(1, role.nproc_per_task);
   std::vector<SpawnOptions> options;
   for (int i = 0; i < nproc; ++i) {
-    TONY_ASSIGN_OR_RETURN(EnvMap env, BuildUserEnv(spec, id, cluster, i));
+    TONY_ASSIGN_OR_RETURN(EnvMap env, BuildUserEnv(spec, id, cluster, i, published));
     std::string suffix = i == 0 ? "" : "." + std::to_string(i);
     SpawnOptions o;
     o.argv = {"bash", "-c", role.command};

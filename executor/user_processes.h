@@ -34,7 +34,8 @@ struct ProcessesOutcome {
 // The spawn options of each local process (env, log files, group), in local-rank order.
 Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const RoleSpec& role,
                                                      const TaskIdentity& id,
-                                                     const runtime::Cluster& cluster);
+                                                     const runtime::Cluster& cluster,
+                                                     const runtime::Published& published = {});
 
 class UserProcesses {
  public:

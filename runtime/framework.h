@@ -9,6 +9,7 @@
 // except WaitUntilReady, which blocks its caller (the executor runs it off its loop).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,7 +31,8 @@ class Framework {
   virtual Status Validate(const JobSpec& spec) const;
   // At submit, before the JobSpec is built: the roles the framework adds unless the job brings its
   // own. `python` is the job's interpreter (tony.python-exec-path), empty for the default.
-  virtual void AddRoles(Configuration& conf, const std::string& python) const;
+  // An error names the key to change (Horovod refuses tony.driver.* outside its debug mode).
+  virtual Status AddRoles(Configuration& conf, const std::string& python) const;
   // The framework's own variables for one user process (CommonTaskEnv comes on top of them).
   virtual Result<EnvMap> TaskEnv(const TaskEnvInput& in) const = 0;
   // In the executor, after localization: files the task needs in its working directory.
@@ -39,14 +41,33 @@ class Framework {
   // start, or an error after a bound.
   virtual Status WaitUntilReady(const JobSpec& spec, const std::string& role,
                                 const Cluster& cluster) const;
+  // The task ("role:index") whose published endpoint tasks of `role` need before the coordinator
+  // releases their cluster spec (TonY's canStartTask waiting for a callback); empty: none. The
+  // spec then carries it (TaskEnvInput::published).
+  virtual std::string SpecAwaits(const JobSpec& spec, const std::string& role) const;
+  // In the executor of a task that others await, while its user process runs: the endpoint once
+  // the process has published it (nullopt: not yet), or an error that ends the task.
+  virtual Result<std::optional<PublishedEndpoint>> PollPublished(const JobSpec& spec,
+                                                                 const std::string& role) const;
+  // Why the job cannot go on once a task of `role` has ended by itself, even successfully,
+  // while the job runs (the Horovod driver serves the workers' rendezvous); empty: it can.
+  virtual std::string ServesPeers(const JobSpec& spec, const std::string& role) const;
 };
 
 // The registered framework called `name` (lower case), or nullptr.
 const Framework* FindFramework(std::string_view name);
 
 // Through the registry, for the job's framework:
-void AddFrameworkRoles(Configuration& conf, const std::string& python);
+Status AddFrameworkRoles(Configuration& conf, const std::string& python);
 Status PrepareTask(const JobSpec& spec, const std::string& role);
 Status WaitUntilReady(const JobSpec& spec, const std::string& role, const Cluster& cluster);
+std::string SpecAwaits(const JobSpec& spec, const std::string& role);
+// True when some role's tasks await a task of `role` (SpecAwaits).
+bool Publishes(const JobSpec& spec, const std::string& role);
+Result<std::optional<PublishedEndpoint>> PollPublished(const JobSpec& spec,
+                                                       const std::string& role);
+// Sets every RoleSpec::serves_peers and ::awaits from the framework (the coordinator, after
+// BuildJobSpec).
+void MarkServingRoles(JobSpec& spec);
 
 }  // namespace tony::runtime

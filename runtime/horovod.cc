@@ -9,8 +9,19 @@
 // RendezvousServer on its reserved port), else at worker 0's reserved port.
 //
 // TonY's job shape for Horovod adds an untracked one-task `driver` role that serves the
-// rendezvous (runtime/horovod_driver.h); workers start once it listens.
+// rendezvous (runtime/horovod_driver.h); workers start once it listens. With
+// tony.horovod.driver.mode.debug the driver runs the job's tony.driver.command instead, which
+// (as TonY's horovod_debug_driver.py does) starts a rendezvous server on a port of its choice and
+// writes DRIVER_OUTPUT_PATH/<port>____HOROVOD_RENDEZVOUS_SERVER____ holding its slot plan; the
+// driver's executor publishes both, and the coordinator releases the workers' spec only then
+// (SpecAwaits). Either way the driver serves the job to its end: its ending by itself fails the
+// job at once (ServesPeers) instead of leaving the workers waiting.
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <ctime>
+#include <nlohmann/json.hpp>
 
 #include "common/files.h"
 #include "common/log.h"
@@ -67,17 +78,189 @@ Status ValidateHorovod(const JobSpec& spec) {
   return Status::Ok();
 }
 
-void AddHorovodDriver(Configuration& conf, const std::string& python) {
-  if (ParseInt64(conf.GetOr("tony.driver.instances", "0")).value_or(0) > 0) return;
+constexpr std::string_view kPortFileSuffix = "____HOROVOD_RENDEZVOUS_SERVER____";
+constexpr std::string_view kDriverOutputDir = "horovod_driver_output";
+constexpr char kDebugKey[] = "tony.horovod.driver.mode.debug";
+
+bool DebugDriver(const Configuration& conf) {
+  return ParseBool(Trim(conf.GetOr(kDebugKey, "false"))).value_or(false);
+}
+
+std::string SetBy(const ConfigValue* v) { return v == nullptr ? "" : " (from " + v->source + ")"; }
+
+// TonY's roles for Horovod: one untracked driver task; the job's own tony.driver.* keys only in
+// the driver's debug mode (TonY refuses them otherwise).
+Status AddHorovodDriver(Configuration& conf, const std::string& python) {
   const std::string source = "horovod runtime";
-  conf.Set("tony.driver.instances", "1", source);
-  conf.Set("tony.driver.vcores", "1", source);
-  conf.Set("tony.driver.memory", "512m", source);
-  conf.Set("tony.driver.command",
-           (python.empty() ? "python3" : python) + " " + std::string(kHorovodDriverFile), source);
+  const bool debug = DebugDriver(conf);
+  if (!debug) {
+    for (const auto& [key, value] : conf.entries()) {
+      if (!StartsWith(key, "tony.driver.") || value.source == "built-in defaults") continue;
+      return InvalidArgument(key + SetBy(&value) +
+                             ": tony.application.framework = horovod runs its own driver task; "
+                             "set " +
+                             kDebugKey +
+                             " = true to run yours (tony.driver.command), "
+                             "as TonY does");
+    }
+    conf.Set("tony.driver.instances", "1", source);
+    conf.Set("tony.driver.vcores", "1", source);
+    conf.Set("tony.driver.memory", "512m", source);
+    conf.Set("tony.driver.command",
+             (python.empty() ? "python3" : python) + " " + std::string(kHorovodDriverFile), source);
+  } else {
+    if (Trim(conf.GetOr("tony.driver.command", "")).empty()) {
+      return InvalidArgument(std::string(kDebugKey) + " = true" + SetBy(conf.Find(kDebugKey)) +
+                             " needs tony.driver.command: the command that starts your "
+                             "rendezvous driver (e.g. TonY's horovod_debug_driver.py)");
+    }
+    const ConfigValue* instances = conf.Find("tony.driver.instances");
+    if (instances != nullptr && instances->source != "built-in defaults" &&
+        ParseInt64(Trim(instances->value)).value_or(-1) != 1) {
+      return InvalidArgument("tony.driver.instances = \"" + instances->value + "\"" +
+                             SetBy(instances) + ": the horovod driver is one task (set it to 1)");
+    }
+    conf.Set("tony.driver.instances", "1", source);
+    auto unset = [&](const char* key) {
+      const ConfigValue* v = conf.Find(key);
+      return v == nullptr || v->source == "built-in defaults";
+    };
+    if (unset("tony.driver.vcores")) conf.Set("tony.driver.vcores", "1", source);
+    if (unset("tony.driver.memory")) conf.Set("tony.driver.memory", "512m", source);
+  }
+  // Untracked: it serves until tony stops it, once the workers are done.
   std::string untracked = conf.GetOr("tony.application.untracked.jobtypes", "ps");
+  for (const auto& role : SplitTrimmed(untracked, ',')) {
+    if (role == "driver") return Status::Ok();
+  }
   conf.Set("tony.application.untracked.jobtypes",
-           untracked.empty() ? "driver" : untracked + ",driver", source);
+           Trim(untracked).empty() ? "driver" : untracked + ",driver", source);
+  return Status::Ok();
+}
+
+std::string DriverOutputDir() {
+  auto cwd = AbsolutePath(".");
+  return JoinPath(cwd.ok() ? *cwd : ".", std::string(kDriverOutputDir));
+}
+
+// A slot plan entry's number: TonY's debug driver writes them as strings or numbers.
+std::optional<int> PlanNumber(const nlohmann::json& entry, const char* field) {
+  auto it = entry.find(field);
+  if (it == entry.end()) return std::nullopt;
+  if (it->is_number_integer()) return it->get<int>();
+  if (it->is_string()) {
+    auto n = ParseInt64(Trim(it->get<std::string>()));
+    if (n) return static_cast<int>(*n);
+  }
+  return std::nullopt;
+}
+
+// The port file's plan (TonY's SlotInfo list: hostname, rank, localRank, crossRank, size,
+// localSize, crossSize) as tony's slots, or an error naming what is wrong.
+Result<std::vector<HorovodSlot>> ParseSlotPlan(const std::string& text) {
+  nlohmann::json plan = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!plan.is_array() || plan.empty()) {
+    return InvalidArgument(
+        "expected a JSON list of slots ({\"hostname\", \"rank\", "
+        "\"localRank\", \"crossRank\", \"size\", \"localSize\", "
+        "\"crossSize\"}), as TonY's horovod driver writes");
+  }
+  std::vector<HorovodSlot> slots;
+  for (const auto& entry : plan) {
+    HorovodSlot slot;
+    auto host = entry.is_object() ? entry.find("hostname") : entry.end();
+    if (!entry.is_object() || host == entry.end() || !host->is_string()) {
+      return InvalidArgument("slot " + std::to_string(slots.size()) + " has no \"hostname\"");
+    }
+    slot.hostname = host->get<std::string>();
+    const std::pair<const char*, int*> fields[] = {
+        {"rank", &slot.rank}, {"localRank", &slot.local_rank}, {"crossRank", &slot.cross_rank},
+        {"size", &slot.size}, {"localSize", &slot.local_size}, {"crossSize", &slot.cross_size}};
+    for (const auto& [field, out] : fields) {
+      std::optional<int> n = PlanNumber(entry, field);
+      if (!n) {
+        return InvalidArgument("slot " + std::to_string(slots.size()) + " has no number \"" +
+                               field + "\"");
+      }
+      *out = *n;
+    }
+    slots.push_back(slot);
+  }
+  return slots;
+}
+
+// The port file in `dir`, if the driver wrote one: its name and port.
+std::optional<std::pair<std::string, int>> FindPortFile(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return std::nullopt;
+  std::optional<std::pair<std::string, int>> found;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() <= kPortFileSuffix.size() || !EndsWith(name, kPortFileSuffix)) continue;
+    auto port = ParseInt64(name.substr(0, name.size() - kPortFileSuffix.size()));
+    if (port && *port > 0 && *port < 65536) {
+      found = std::make_pair(name, static_cast<int>(*port));
+      break;
+    }
+  }
+  ::closedir(d);
+  return found;
+}
+
+// A port file still being written may not parse yet; one that stays bad this long is an error.
+constexpr int64_t kPortFileSettleSec = 2;
+
+Result<std::optional<PublishedEndpoint>> PollDriverPortFile() {
+  const std::string dir = DriverOutputDir();
+  auto file = FindPortFile(dir);
+  if (!file) return std::optional<PublishedEndpoint>();
+  const std::string path = JoinPath(dir, file->first);
+  auto text = ReadFileBounded(path, 1 << 20);
+  if (!text.ok()) return text.status();
+  auto plan = ParseSlotPlan(*text);
+  if (!plan.ok()) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && std::time(nullptr) - st.st_mtime < kPortFileSettleSec) {
+      return std::optional<PublishedEndpoint>();  // still being written
+    }
+    return plan.status().WithContext("the horovod driver's port file " + path);
+  }
+  nlohmann::json normalized = nlohmann::json::array();
+  for (const HorovodSlot& slot : *plan) {
+    normalized.push_back({{"hostname", slot.hostname},
+                          {"rank", slot.rank},
+                          {"localRank", slot.local_rank},
+                          {"crossRank", slot.cross_rank},
+                          {"size", slot.size},
+                          {"localSize", slot.local_size},
+                          {"crossSize", slot.cross_size}});
+  }
+  return std::optional<PublishedEndpoint>(PublishedEndpoint{"", normalized.dump(), file->second});
+}
+
+// A worker's slot in the debug driver's plan, as TonY's executors pick it: among the plan's slots
+// on the worker's host (by local rank), the one at the worker's position among that host's
+// workers (by task index).
+Result<HorovodSlot> SlotFromPlan(const std::vector<HorovodSlot>& plan,
+                                 const std::vector<std::string>& workers, int index) {
+  const std::string host = SplitHostPort(workers[index]).first;
+  int position = 0;
+  for (int i = 0; i < index; ++i) {
+    if (SplitHostPort(workers[i]).first == host) ++position;
+  }
+  std::vector<HorovodSlot> on_host;
+  for (const HorovodSlot& slot : plan) {
+    if (slot.hostname == host) on_host.push_back(slot);
+  }
+  std::sort(on_host.begin(), on_host.end(),
+            [](const HorovodSlot& a, const HorovodSlot& b) { return a.local_rank < b.local_rank; });
+  if (position >= static_cast<int>(on_host.size())) {
+    return InvalidArgument("the horovod driver's slot plan has " + std::to_string(on_host.size()) +
+                           " slot(s) on host " + host +
+                           ", none for worker:" + std::to_string(index) + " (the " +
+                           std::to_string(position + 1) + ". worker there)");
+  }
+  return on_host[position];
 }
 
 // TonY makes Horovod's workers wait for the driver's callback likewise.
@@ -102,17 +285,35 @@ class Horovod final : public Framework {
  public:
   std::string_view name() const override { return "horovod"; }
   Status Validate(const JobSpec& spec) const override { return ValidateHorovod(spec); }
-  void AddRoles(Configuration& conf, const std::string& python) const override {
-    AddHorovodDriver(conf, python);
+  Status AddRoles(Configuration& conf, const std::string& python) const override {
+    return AddHorovodDriver(conf, python);
   }
   Result<EnvMap> TaskEnv(const TaskEnvInput& in) const override { return HorovodEnv(in); }
-  Status PrepareTask(const JobSpec& /*spec*/, const std::string& role) const override {
+  Status PrepareTask(const JobSpec& spec, const std::string& role) const override {
     if (role != "driver") return Status::Ok();
+    // Emptied: a port file left by an earlier attempt in this directory would be read as new.
+    const std::string dir = DriverOutputDir();
+    TONY_RETURN_IF_ERROR(RemoveAll(dir));
+    TONY_RETURN_IF_ERROR(MakeDirs(dir));
+    if (spec.horovod_debug_driver) return Status::Ok();
     return WriteFileAtomic(std::string(kHorovodDriverFile), std::string(kHorovodDriverScript));
   }
-  Status WaitUntilReady(const JobSpec& /*spec*/, const std::string& role,
+  Status WaitUntilReady(const JobSpec& spec, const std::string& role,
                         const Cluster& cluster) const override {
-    return role == "driver" ? Status::Ok() : WaitForHorovodDriver(cluster);
+    // In debug mode the coordinator held the spec until the driver published its rendezvous.
+    if (role == "driver" || spec.horovod_debug_driver) return Status::Ok();
+    return WaitForHorovodDriver(cluster);
+  }
+  std::string SpecAwaits(const JobSpec& spec, const std::string& role) const override {
+    return spec.horovod_debug_driver && role != "driver" ? "driver:0" : "";
+  }
+  Result<std::optional<PublishedEndpoint>> PollPublished(const JobSpec& spec,
+                                                         const std::string& role) const override {
+    if (!spec.horovod_debug_driver || role != "driver") return std::optional<PublishedEndpoint>();
+    return PollDriverPortFile();
+  }
+  std::string ServesPeers(const JobSpec& /*spec*/, const std::string& role) const override {
+    return role == "driver" ? "it serves the rendezvous the horovod workers need" : "";
   }
 };
 
@@ -164,23 +365,36 @@ Result<EnvMap> HorovodEnv(const TaskEnvInput& in) {
   if (workers == in.cluster.end() || workers->second.empty()) return env;
   if (in.role == "driver") {
     env["CLUSTER_WORKER_LIST"] = HorovodWorkerList(workers->second);
+    env["DRIVER_OUTPUT_PATH"] = DriverOutputDir();  // TonY's: where a debug driver's port file goes
     return env;
   }
   if (in.role != "worker" || in.index < 0 || in.index >= static_cast<int>(workers->second.size())) {
     return env;
   }
-  auto driver = in.cluster.find("driver");
-  const std::string& rendezvous = driver != in.cluster.end() && !driver->second.empty()
-                                      ? driver->second.front()
-                                      : workers->second.front();
-  auto [rdzv_host, rdzv_port] = SplitHostPort(rendezvous);
-  if (rdzv_host.empty()) return InvalidArgument("malformed address in cluster spec: " + rendezvous);
   for (const auto& address : workers->second) {
     if (SplitHostPort(address).first.empty()) {
       return InvalidArgument("malformed address in cluster spec: " + address);
     }
   }
-  HorovodSlot slot = HorovodSlots(workers->second)[in.index];
+  auto driver = in.cluster.find("driver");
+  std::string rendezvous = driver != in.cluster.end() && !driver->second.empty()
+                               ? driver->second.front()
+                               : workers->second.front();
+  HorovodSlot slot;
+  if (in.spec != nullptr && in.spec->horovod_debug_driver) {
+    // The debug driver's own port and slot plan, from its port file (PollDriverPortFile).
+    auto published = in.published.find("driver:0");
+    if (published == in.published.end()) {
+      return FailedPrecondition("the horovod driver driver:0 published no rendezvous");
+    }
+    rendezvous = published->second.address;  // the driver's registered host, its server's port
+    TONY_ASSIGN_OR_RETURN(std::vector<HorovodSlot> plan, ParseSlotPlan(published->second.info));
+    TONY_ASSIGN_OR_RETURN(slot, SlotFromPlan(plan, workers->second, in.index));
+  } else {
+    slot = HorovodSlots(workers->second)[in.index];
+  }
+  auto [rdzv_host, rdzv_port] = SplitHostPort(rendezvous);
+  if (rdzv_host.empty()) return InvalidArgument("malformed address in cluster spec: " + rendezvous);
   env["HOROVOD_CONTROLLER"] = "gloo";
   env["HOROVOD_CPU_OPERATIONS"] = "gloo";
   env["HOROVOD_GLOO_TIMEOUT_SECONDS"] = "2000";

@@ -36,13 +36,26 @@ const Framework& FrameworkOf(const JobSpec& spec) {
 }  // namespace
 
 Status Framework::Validate(const JobSpec& /*spec*/) const { return Status::Ok(); }
-void Framework::AddRoles(Configuration& /*conf*/, const std::string& /*python*/) const {}
+Status Framework::AddRoles(Configuration& /*conf*/, const std::string& /*python*/) const {
+  return Status::Ok();
+}
 Status Framework::PrepareTask(const JobSpec& /*spec*/, const std::string& /*role*/) const {
   return Status::Ok();
 }
 Status Framework::WaitUntilReady(const JobSpec& /*spec*/, const std::string& /*role*/,
                                  const Cluster& /*cluster*/) const {
   return Status::Ok();
+}
+
+std::string Framework::SpecAwaits(const JobSpec& /*spec*/, const std::string& /*role*/) const {
+  return "";
+}
+Result<std::optional<PublishedEndpoint>> Framework::PollPublished(
+    const JobSpec& /*spec*/, const std::string& /*role*/) const {
+  return std::optional<PublishedEndpoint>();
+}
+std::string Framework::ServesPeers(const JobSpec& /*spec*/, const std::string& /*role*/) const {
+  return "";
 }
 
 const Framework* FindFramework(std::string_view name) {
@@ -93,9 +106,9 @@ Result<EnvMap> BuildTaskEnv(const TaskEnvInput& in) {
   return env;
 }
 
-void AddFrameworkRoles(Configuration& conf, const std::string& python) {
+Status AddFrameworkRoles(Configuration& conf, const std::string& python) {
   const Framework* fw = FindFramework(ToLower(Trim(conf.GetOr("tony.application.framework", ""))));
-  if (fw != nullptr) fw->AddRoles(conf, python);
+  return fw != nullptr ? fw->AddRoles(conf, python) : Status::Ok();
 }
 
 Status PrepareTask(const JobSpec& spec, const std::string& role) {
@@ -106,6 +119,32 @@ Status PrepareTask(const JobSpec& spec, const std::string& role) {
 Status WaitUntilReady(const JobSpec& spec, const std::string& role, const Cluster& cluster) {
   if (IsPreprocess(spec, role)) return Status::Ok();
   return FrameworkOf(spec).WaitUntilReady(spec, role, cluster);
+}
+
+std::string SpecAwaits(const JobSpec& spec, const std::string& role) {
+  if (IsPreprocess(spec, role)) return "";
+  return FrameworkOf(spec).SpecAwaits(spec, role);
+}
+
+bool Publishes(const JobSpec& spec, const std::string& role) {
+  for (const RoleSpec& r : spec.roles) {
+    std::string awaited = SpecAwaits(spec, r.name);
+    if (!awaited.empty() && awaited.substr(0, awaited.rfind(':')) == role) return true;
+  }
+  return false;
+}
+
+Result<std::optional<PublishedEndpoint>> PollPublished(const JobSpec& spec,
+                                                       const std::string& role) {
+  return FrameworkOf(spec).PollPublished(spec, role);
+}
+
+void MarkServingRoles(JobSpec& spec) {
+  for (RoleSpec& r : spec.roles) {
+    if (r.preprocess) continue;
+    r.serves_peers = FrameworkOf(spec).ServesPeers(spec, r.name);
+    r.awaits = FrameworkOf(spec).SpecAwaits(spec, r.name);
+  }
 }
 
 int Instances(const JobSpec& spec, const std::string& role) {

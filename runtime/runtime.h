@@ -33,6 +33,16 @@ namespace tony::runtime {
 // builds it (coordinator/core), the executor turns it into the framework's environment.
 using Cluster = std::map<std::string, std::vector<std::string>>;
 
+// An endpoint a task publishes for its peers once its user process serves it (TonY's callback
+// info; runtime/framework.h, SpecAwaits): the Horovod debug driver's rendezvous.
+struct PublishedEndpoint {
+  std::string address;  // "host:port"
+  std::string info;     // e.g. the slot plan's JSON
+  int port = 0;         // what the task's user process serves on (its executor publishes it)
+};
+// By "role:index".
+using Published = std::map<std::string, PublishedEndpoint>;
+
 struct TaskEnvInput {
   const JobSpec* spec = nullptr;
   std::string job_id;
@@ -42,7 +52,8 @@ struct TaskEnvInput {
   // Which of the task's tony.<role>.nproc-per-task processes this environment is for (0-based);
   // only the pytorch runtime distinguishes them.
   int local_rank = 0;
-  Cluster cluster;  // empty in FCFS mode for frameworks that do not need peers
+  Cluster cluster;      // empty in FCFS mode for frameworks that do not need peers
+  Published published;  // what the tasks this one awaited published (SpecAwaits)
   std::string am_host;
   int am_port = 0;
 };

@@ -69,6 +69,7 @@ std::vector<Command> JobStateMachine::Handle(const Event& event, int64_t now_ms)
                  [&](const TaskExited& e) { OnTaskExited(e, now_ms, out); },
                  [&](const Tick&) {},
                  [&](const KillRequested& e) { OnKillRequested(e, now_ms, out); },
+                 [&](const TaskPublished& e) { OnTaskPublished(e, out); },
              },
              event);
   MaybeFinish(out);
@@ -191,6 +192,7 @@ void JobStateMachine::OnTaskRegistered(const TaskRegistered& e, int64_t now_ms,
   Touch();
   if (HeartbeatExpiryMs() > 0) LowerCheckAfter(now_ms + HeartbeatExpiryMs());
   if (spec_.mode == DistributedMode::kFcfs) {
+    if (!AwaitedPublished(*t)) return;
     t->state = TaskState::kRunning;
     out.push_back(SpecPublished{});
     return;
@@ -201,7 +203,9 @@ void JobStateMachine::OnTaskRegistered(const TaskRegistered& e, int64_t now_ms,
   for (TaskRecord& task : tasks_) {
     if (task.stage != t->stage) continue;
     cluster[task.id.role].push_back(task.host + ":" + std::to_string(task.port));
-    if (task.state == TaskState::kRegistered) task.state = TaskState::kRunning;
+    if (task.state == TaskState::kRegistered && AwaitedPublished(task)) {
+      task.state = TaskState::kRunning;
+    }
   }
   gang_specs_[t->stage] = std::move(cluster);
   RecomputeCheckAfter();  // the stage's allocation timeout no longer applies
@@ -241,9 +245,31 @@ void JobStateMachine::OnKillRequested(const KillRequested& e, int64_t now_ms,
   Decide(FinalStatus::kKilled, e.reason, now_ms, out);
 }
 
+bool JobStateMachine::AwaitedPublished(const TaskRecord& t) const {
+  const RoleSpec* role = Role(t.id.role);
+  return role == nullptr || role->awaits.empty() || published_.count(role->awaits) > 0;
+}
+
+void JobStateMachine::OnTaskPublished(const TaskPublished& e, std::vector<Command>& out) {
+  TaskRecord* t = CurrentAttempt(e.task, e.attempt);
+  if (phase_ != JobPhase::kRunning || t == nullptr || IsTerminal(t->state)) return;
+  if (!published_.insert(e.task.ToString()).second) return;
+  bool released = false;
+  for (TaskRecord& task : tasks_) {
+    if (task.state != TaskState::kRegistered || !AwaitedPublished(task)) continue;
+    // GANG: only once the task's stage has its spec; FCFS: at once.
+    if (spec_.mode == DistributedMode::kGang && !gang_specs_[task.stage]) continue;
+    task.state = TaskState::kRunning;
+    released = true;
+  }
+  Touch();
+  if (released) out.push_back(SpecPublished{});
+}
+
 std::optional<runtime::Cluster> JobStateMachine::SpecFor(const TaskId& task, int attempt) const {
   const TaskRecord* t = FindTask(task);
   if (t == nullptr || t->attempt != attempt || t->registered_ms < 0) return std::nullopt;
+  if (!AwaitedPublished(*t)) return std::nullopt;
   if (spec_.mode == DistributedMode::kGang) return gang_specs_[t->stage];
   // FCFS: the tasks of its stage registered so far, in index order; unregistered ones are left
   // out.

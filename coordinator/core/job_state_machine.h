@@ -52,6 +52,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -143,12 +144,18 @@ struct TaskExited {
   bool stopped = false;  // kExecutor: the executor itself stopped the user process
   ExitSource source = ExitSource::kExecutor;
 };
+// A task's user process serves what the tasks awaiting it need (RoleSpec::awaits): their spec
+// is released now.
+struct TaskPublished {
+  TaskId task;
+  int attempt = 0;
+};
 struct Tick {};
 struct KillRequested {
   std::string reason;  // e.g. "killed by user (tony kill)"
 };
 using Event = std::variant<Start, ContainerAllocated, TaskLaunchFailed, TaskRegistered, Heartbeat,
-                           TaskExited, Tick, KillRequested>;
+                           TaskExited, TaskPublished, Tick, KillRequested>;
 
 // ---- Commands ----
 struct LaunchTask {
@@ -212,6 +219,9 @@ class JobStateMachine {
   void OnHeartbeat(const Heartbeat& e, int64_t now_ms);
   void OnTaskExited(const TaskExited& e, int64_t now_ms, std::vector<Command>& out);
   void OnKillRequested(const KillRequested& e, int64_t now_ms, std::vector<Command>& out);
+  void OnTaskPublished(const TaskPublished& e, std::vector<Command>& out);
+  // False while the task's role awaits a task that has not published yet (RoleSpec::awaits).
+  bool AwaitedPublished(const TaskRecord& t) const;
   // Asks for the containers of every role of `stage`.
   void RequestStage(int stage, int64_t now_ms, std::vector<Command>& out);
   // Starts the next stage once every tracked task of the current one has succeeded.
@@ -284,6 +294,7 @@ class JobStateMachine {
   std::vector<int> stage_registered_;
   std::vector<int> stage_pending_;
   std::vector<std::optional<runtime::Cluster>> gang_specs_;
+  std::set<std::string> published_;  // "role:index" of the tasks that published (TaskPublished)
   std::string chief_role_;  // spec_.chief_role, or derived when a hand-built spec left it empty
   int chief_index_ = 0;
 

@@ -119,6 +119,17 @@ void JobStateMachine::AfterTaskEnded(const TaskRecord& t, const std::string& fai
       return;
     }
   }
+  // A task the others need to the end (the Horovod driver: RoleSpec::serves_peers) ended by
+  // itself: they would wait for it until a timeout.
+  if (const RoleSpec* role = Role(t.id.role); t.state == TaskState::kSucceeded &&
+                                              !t.stop_requested && role != nullptr &&
+                                              !role->serves_peers.empty()) {
+    Decide(FinalStatus::kFailed,
+           Describe(t) + " exited with exit code 0 while the job runs, but " + role->serves_peers +
+               ": the job cannot go on",
+           now_ms, out);
+    return;
+  }
   // An explicit chief decides alone: ps and workers of ParameterServerStrategy never exit.
   if (t.state == TaskState::kSucceeded && t.is_chief && chief_role_ == "chief" &&
       t.stage == last_stage_) {

@@ -219,3 +219,19 @@ def test_an_unreachable_resource_manager_is_named_after_the_retries_asked_for(to
     assert "unknown" not in r.stderr and "not supported" not in r.stderr, r.stderr
     assert tony.jobs() == [], "no application id, so no job record"
     assert not processes_mentioning(tony.home)
+
+
+def test_horovod_refuses_the_jobs_own_driver_keys_outside_the_debug_mode(tony, tmp_path):
+    # As TonY: tony runs the horovod driver; a job file's tony.driver.* takes the debug mode.
+    conf = str(tmp_path / "tony.xml")
+    r = submit(tony, tmp_path, {"tony.application.framework": "horovod",
+                                "tony.worker.instances": "2", "tony.worker.memory": "256m",
+                                "tony.driver.memory": "1g"})
+    assert_refused(tony, r, f"tony.driver.memory (from {conf}): tony.application.framework = "
+                            "horovod runs its own driver task; set tony.horovod.driver.mode.debug "
+                            "= true to run yours (tony.driver.command)")
+    r = submit(tony, tmp_path, {"tony.application.framework": "horovod",
+                                "tony.worker.instances": "2", "tony.worker.memory": "256m",
+                                "tony.horovod.driver.mode.debug": "true"})
+    assert_refused(tony, r, f"tony.horovod.driver.mode.debug = true (from {conf}) needs "
+                            "tony.driver.command")

@@ -177,5 +177,58 @@ TEST(TaskStateTest, NamesRoundTripAndOnlyLiveStatesRankBelowTheEnds) {
   EXPECT_EQ(DescribeExit(std::nullopt, 11), "signal 11 (SIGSEGV)");
 }
 
+// Workers that await what the Horovod debug driver publishes (RoleSpec::awaits) stay REGISTERED,
+// their spec held, until it published; then they run.
+TEST_F(JobStateMachineTest, TasksThatAwaitAPublishingTaskRunOnlyOnceItPublished) {
+  JobSpec spec = MakeSpec({{"driver", 1, /*untracked=*/true}, {"worker", 2}});
+  spec.roles[1].awaits = "driver:0";
+  Create(spec);
+  StartAndAllocate();
+  Register(T("worker", 0));
+  Register(T("worker", 1));
+  auto out = Register(T("driver", 0));
+  EXPECT_TRUE(Has<SpecPublished>(out));  // the driver's own spec
+  EXPECT_EQ(State(T("driver", 0)), TaskState::kRunning);
+  EXPECT_TRUE(sm_->SpecFor(T("driver", 0), 0).has_value());
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kRegistered);
+  EXPECT_FALSE(sm_->SpecFor(T("worker", 0), 0).has_value());
+  // Another task's or a stale attempt's publication releases nothing.
+  EXPECT_FALSE(Has<SpecPublished>(Send(TaskPublished{T("worker", 1), 0})));
+  EXPECT_FALSE(Has<SpecPublished>(Send(TaskPublished{T("driver", 0), 3})));
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kRegistered);
+  EXPECT_TRUE(Has<SpecPublished>(Send(TaskPublished{T("driver", 0), 0})));
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kRunning);
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kRunning);
+  EXPECT_TRUE(sm_->SpecFor(T("worker", 1), 0).has_value());
+}
+
+// The Horovod driver (RoleSpec::serves_peers) ending by itself, even with exit code 0, leaves
+// workers that cannot rendezvous: the job fails at once, naming it, instead of waiting.
+TEST_F(JobStateMachineTest, ATaskThatServesItsPeersEndingByItselfFailsTheJobAtOnce) {
+  JobSpec spec = MakeSpec({{"driver", 1, /*untracked=*/true}, {"worker", 2}});
+  spec.roles[0].serves_peers = "it serves the rendezvous the horovod workers need";
+  Create(spec);
+  StartAll();
+  Exit(T("driver", 0), 0);
+  EXPECT_EQ(State(T("driver", 0)), TaskState::kSucceeded);
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
+  EXPECT_EQ(sm_->final_message(),
+            "untracked task driver:0 exited with exit code 0 while the job runs, but it serves "
+            "the rendezvous the horovod workers need: the job cannot go on");
+  EXPECT_EQ(sm_->phase(), JobPhase::kStopping);  // the workers are being stopped
+}
+
+TEST_F(JobStateMachineTest, ATaskThatServesItsPeersStoppedAtTheJobsEndIsNoFailure) {
+  JobSpec spec = MakeSpec({{"driver", 1, /*untracked=*/true}, {"worker", 1}});
+  spec.roles[0].serves_peers = "it serves the rendezvous the horovod workers need";
+  Create(spec);
+  StartAll();
+  Exit(T("worker", 0), 0);
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kSucceeded);
+  Stopped(T("driver", 0));
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kSucceeded);
+  EXPECT_EQ(sm_->final_message(), "all 1 tracked task(s) succeeded");
+}
+
 }  // namespace
 }  // namespace tony::core

@@ -128,6 +128,7 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.am.resources",
                                          "tony.am.command",
                                          "tony.application.enable-preprocess",
+                                         "tony.horovod.driver.mode.debug",
                                          "tony.task.max-total-instances",
                                          "tony.task.max-total-gpus",
                                          "tony.task.max-total-vcores",

@@ -162,5 +162,14 @@ TEST(Printable, TheSummaryAndTheTableRenderTaskTextHarmlessly) {
   EXPECT_EQ(RenderTaskTable(status).find('\x1b'), std::string::npos);
 }
 
+TEST(ReasonWordsTest, ATaskHeldForAPublishingTaskSaysWhichOne) {
+  rpc::JobStatus status;
+  rpc::TaskStatus* w = AddTask(&status, "worker", 0, "REGISTERED");
+  w->set_awaits("driver:0");
+  EXPECT_EQ(ReasonWords(*w, status), "waits for driver:0 to serve");
+  w->set_awaits("");
+  EXPECT_EQ(ReasonWords(*w, status), "");
+}
+
 }  // namespace
 }  // namespace tony::client

@@ -2,6 +2,7 @@
 // and the framework-specific shape checks made before a job starts.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "runtime/peers.h"
@@ -192,15 +193,67 @@ TEST(HorovodEnvTest, SlotsFollowHorovodHostAssignmentAcrossHosts) {
 TEST(HorovodEnvTest, DriverHostsRendezvousAndGetsTheWorkerList) {
   JobSpec spec = Spec("horovod", {Role("driver", 1, true), Role("worker", 3)}, "worker");
   Cluster cluster = {{"driver", {"d:6000"}}, {"worker", {"h1:1", "h2:2", "h1:3"}}};
-  EXPECT_EQ(
-      FrameworkVariables(spec, cluster, "driver", 0),
-      (EnvMap{{"CLUSTER_SPEC", ClusterSpecJson(cluster)}, {"CLUSTER_WORKER_LIST", "h1:2,h2:1"}}));
+  EXPECT_EQ(FrameworkVariables(spec, cluster, "driver", 0),
+            (EnvMap{{"CLUSTER_SPEC", ClusterSpecJson(cluster)},
+                    {"CLUSTER_WORKER_LIST", "h1:2,h2:1"},
+                    {"DRIVER_OUTPUT_PATH",
+                     (std::filesystem::current_path() / "horovod_driver_output").string()}}));
   EnvMap w1 = FrameworkVariables(spec, cluster, "worker", 1);
   EXPECT_EQ(w1.at("HOROVOD_GLOO_RENDEZVOUS_ADDR"), "d");
   EXPECT_EQ(w1.at("HOROVOD_GLOO_RENDEZVOUS_PORT"), "6000");
   EXPECT_EQ(w1.at("HOROVOD_RANK"), "2");
   EXPECT_EQ(w1.at("HOROVOD_HOSTNAME"), "h2");
   EXPECT_EQ(w1.at("HOROVOD_CROSS_RANK"), "1");
+}
+
+// TonY's debug driver chose its own port and plan (numbers as strings, as TonY's fake plan has
+// them): the workers use both, each taking the slot of its position among its host's workers.
+TEST(HorovodEnvTest, DebugDriverWorkersUseThePublishedPortAndSlotPlan) {
+  JobSpec spec = Spec("horovod", {Role("driver", 1, true), Role("worker", 3)}, "worker");
+  spec.horovod_debug_driver = true;
+  TaskEnvInput in;
+  in.spec = &spec;
+  in.role = "worker";
+  in.index = 2;  // the second worker on h1
+  in.cluster = {{"driver", {"d:6000"}}, {"worker", {"h1:1", "h2:2", "h1:3"}}};
+  const std::string plan =
+      R"([{"hostname":"h1","rank":"7","localRank":"1","crossRank":"0","size":"9",)"
+      R"("localSize":"2","crossSize":"1"},)"
+      R"({"hostname":"h2","rank":5,"localRank":0,"crossRank":1,"size":9,"localSize":1,)"
+      R"("crossSize":2},)"
+      R"({"hostname":"h1","rank":"6","localRank":"0","crossRank":"0","size":"9",)"
+      R"("localSize":"2","crossSize":"2"}])";
+  in.published["driver:0"] = PublishedEndpoint{"d:41234", plan, 0};
+  Result<EnvMap> env = BuildTaskEnv(in);
+  ASSERT_TRUE(env.ok()) << env.status().message();
+  EXPECT_EQ(env->at("HOROVOD_GLOO_RENDEZVOUS_ADDR"), "d");
+  EXPECT_EQ(env->at("HOROVOD_GLOO_RENDEZVOUS_PORT"), "41234");
+  EXPECT_EQ(env->at("HOROVOD_RANK"), "7");
+  EXPECT_EQ(env->at("HOROVOD_LOCAL_RANK"), "1");
+  EXPECT_EQ(env->at("HOROVOD_SIZE"), "9");
+  EXPECT_EQ(env->at("HOROVOD_HOSTNAME"), "h1");
+  in.index = 0;  // the first on h1: local rank 0
+  EXPECT_EQ(BuildTaskEnv(in)->at("HOROVOD_RANK"), "6");
+
+  // A plan with no slot for this worker, and no plan at all, are errors that say so.
+  in.published["driver:0"].info =
+      R"([{"hostname":"h2","rank":0,"localRank":0,"crossRank":0,"size":1,"localSize":1,)"
+      R"("crossSize":1}])";
+  Result<EnvMap> none = BuildTaskEnv(in);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("0 slot(s) on host h1, none for worker:0"),
+            std::string::npos)
+      << none.status().message();
+  in.published["driver:0"].info = R"([{"hostname":"h1"}])";
+  Result<EnvMap> bad = BuildTaskEnv(in);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("slot 0 has no number \"rank\""), std::string::npos)
+      << bad.status().message();
+  in.published.clear();
+  Result<EnvMap> unpublished = BuildTaskEnv(in);
+  ASSERT_FALSE(unpublished.ok());
+  EXPECT_NE(unpublished.status().message().find("driver:0 published no rendezvous"),
+            std::string::npos);
 }
 
 // --- Other runtimes through BuildTaskEnv -------------------------------------------------------
