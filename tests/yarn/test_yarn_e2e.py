@@ -265,3 +265,42 @@ def test_training_stage_containers_are_asked_for_after_the_prepare_stage(miniclu
     am = tony.run("logs", app_id)
     assert "the prepare stage (prep) succeeded: starting the training stage (worker)" in \
         am.stdout, am.stdout + am.stderr
+
+
+def test_preprocess_runs_as_its_own_container_before_the_tasks_and_passes_model_params(
+        minicluster, tmp_path):
+    # TonY's tony.application.enable-preprocess: tony.am.command runs once as task am:0, in a
+    # container with the AM's resources, before any task container is asked for; its
+    # "Model parameters: " line reaches the workers as MODEL_PARAMS.
+    tony = yarn_tony(tmp_path, minicluster)
+    xml = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "generic", "tony.am.memory": "256m",
+        "tony.application.enable-preprocess": "true",
+        "tony.am.command": 'echo "preprocess: PREPROCESSING_JOB=$PREPROCESSING_JOB"; '
+                           'echo "Model parameters: lr=0.5"',
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.worker.command": 'echo "training with MODEL_PARAMS=$MODEL_PARAMS"'})
+    r = tony.run("submit", "--conf_file", xml, timeout=300)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    app_id = app_id_from(r.stdout)
+    assert rm_app(minicluster, app_id)["finalStatus"] == "SUCCEEDED"
+    tasks = {f"{t['role']}:{t['index']}": t for t in tony.status(app_id)["tasks"]}
+    assert {k: (t["state"], t["stage"]) for k, t in tasks.items()} == {
+        "am:0": ("SUCCEEDED", "preprocess"), "worker:0": ("SUCCEEDED", "training"),
+        "worker:1": ("SUCCEEDED", "training")}
+    suffix = app_id[len("application_"):]
+    number = {}
+    for k, t in tasks.items():
+        assert t["container_id"].startswith("container_") and suffix in t["container_id"], t
+        number[k] = int(t["container_id"].rsplit("_", 1)[1])
+    # The preprocess task has a container of its own (not the AM's, container ..._000001), and the
+    # workers' came after it.
+    assert number["am:0"] > 1, number
+    assert number["worker:0"] > number["am:0"] and number["worker:1"] > number["am:0"], number
+    prep = tony.run("logs", app_id, "--task", "am:0")
+    assert "preprocess: PREPROCESSING_JOB=true" in prep.stdout, prep.stdout + prep.stderr
+    for index in (0, 1):
+        logs = tony.run("logs", app_id, "--task", f"worker:{index}")
+        assert "training with MODEL_PARAMS=lr=0.5" in logs.stdout, logs.stdout + logs.stderr
+    assert_nothing_left(app_id, timeout=30)

@@ -310,6 +310,29 @@ VENV_MARKER = ("import sys; sys.stdout.write('shipped venv: prefix %s base %s\\n
                "% (sys.prefix, sys.base_prefix))\n")
 
 
+def test_horovod_debug_driver_of_the_job_serves_the_rendezvous_on_yarn(minicluster, tmp_path):
+    # TonY's driver debug mode: the job's own driver (tests/frameworks/test_horovod.py's, as
+    # TonY's horovod_debug_driver.py works) picks its port and writes the port file; the workers,
+    # on both NodeManagers, get the driver's host with that port and its slot plan.
+    require(HOROVOD_PYTHON, "horovod.torch")
+    from test_horovod import DEBUG_DRIVER
+    src = tmp_path / "src"
+    shutil.copytree(os.path.join(example("horovod"), "src"), src)
+    (src / "my_driver.py").write_text(DEBUG_DRIVER)
+    job = submit(minicluster, tmp_path, str(src), "train.py", HOROVOD_PYTHON,
+                 conf_file=os.path.join(example("horovod"), "tony.xml"),
+                 conf=[f"tony.worker.memory={TWO_PER_CLUSTER}",
+                       "tony.horovod.driver.mode.debug=true",
+                       f"tony.driver.command={HOROVOD_PYTHON} my_driver.py"])
+    assert len(job.node_managers(["worker"])) == 2, job.tasks
+    driver = job.tasks[("driver", 0)]
+    m = re.search(r"debug driver: rendezvous on port (\d+)", job.output("driver", 0))
+    assert m and int(m.group(1)) != driver["port"], job.output("driver", 0)
+    for index in (0, 1):
+        text = job.output("worker", index)
+        assert "/2: allreduce [3.0, 6.0, 9.0, 12.0]" in text, text
+
+
 def test_shipped_venv_runs_the_pytorch_example(minicluster, tmp_path):
     """A venv zip (--python_venv) staged to HDFS and unpacked into venv/ of each container; a
     relative --python_binary_path runs from it. The venv is made with --system-site-packages over
