@@ -179,12 +179,15 @@ Result<std::string> EnvFlag(const std::string& flag, const std::string& kv) {
   return eq == std::string::npos ? kv + "=" : kv;
 }
 
-std::string ChooseEngine(const SubmitOptions& o) {
+// --engine, else yarn when the cluster's config is named (HADOOP_CONF_DIR, YARN_CONF_DIR, or
+// TonY's tony.application.yarn-conf-path), else local.
+std::string ChooseEngine(const SubmitOptions& o, const Configuration& conf) {
   if (!o.engine.empty()) return o.engine;
   for (const char* var : {"HADOOP_CONF_DIR", "YARN_CONF_DIR"}) {
     const char* v = std::getenv(var);
     if (v != nullptr && *v != '\0') return "yarn";
   }
+  if (!Trim(conf.GetOr("tony.application.yarn-conf-path", "")).empty()) return "yarn";
   return "local";
 }
 
@@ -410,7 +413,7 @@ int Submit(const SubmitOptions& o) {
   }
   s = runtime::ValidateForFramework(*spec);
   if (!s.ok()) return fail_input(s);
-  std::string engine = ChooseEngine(o);
+  std::string engine = ChooseEngine(o, *conf);
   s = CheckResources(*conf, *spec, engine == "yarn");
   if (!s.ok()) return fail_input(s);
   if (engine == "yarn") return SubmitToYarn(o, *conf, *spec);

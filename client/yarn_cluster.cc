@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include "common/files.h"
 #include "hadoop/ipc/connection.h"
@@ -35,14 +36,42 @@ Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterC
   return hadoop::ToServers(c.RmAddresses(), ids, "yarn.resourcemanager.address");
 }
 
-Result<Cluster> LoadCluster(const std::string& dir, const Configuration& job_conf) {
+Result<hadoop::SiteFiles> NamedSiteFiles(const Configuration& job_conf) {
+  hadoop::SiteFiles files;
+  for (auto [key, out] : {std::pair{kYarnConfPathKey, &files.yarn_site},
+                          std::pair{kHdfsConfPathKey, &files.hdfs_site}}) {
+    const ConfigValue* v = job_conf.Find(key);
+    if (v == nullptr || Trim(v->value).empty()) continue;
+    *out = std::string(Trim(v->value));
+    if (!PathExists(*out) || IsDirectory(*out)) {
+      return NotFound(std::string(key) + " = \"" + *out + "\" (from " + v->source +
+                      "): no such file");
+    }
+  }
+  return files;
+}
+
+Result<Cluster> LoadCluster(const std::string& conf_dir, const Configuration& job_conf) {
+  TONY_ASSIGN_OR_RETURN(hadoop::SiteFiles files, NamedSiteFiles(job_conf));
+  std::string dir = conf_dir;
+  // TonY's clients read core-site.xml from their classpath; with no conf dir, tony reads the one
+  // beside the named yarn-site (else hdfs-site) file.
+  if (dir.empty() && !(files.yarn_site.empty() && files.hdfs_site.empty())) {
+    dir = std::filesystem::path(files.yarn_site.empty() ? files.hdfs_site : files.yarn_site)
+              .parent_path()
+              .string();
+    if (dir.empty()) dir = ".";
+  }
   if (dir.empty()) {
     return FailedPrecondition(
         "the yarn engine needs the cluster's Hadoop config: set HADOOP_CONF_DIR (or "
-        "YARN_CONF_DIR) to the directory with core-site.xml, yarn-site.xml and hdfs-site.xml");
+        "YARN_CONF_DIR) to the directory with core-site.xml, yarn-site.xml and hdfs-site.xml, or "
+        "name the files with tony.application.yarn-conf-path and "
+        "tony.application.hdfs-conf-path");
   }
   Cluster c;
-  TONY_ASSIGN_OR_RETURN(c.conf, hadoop::LoadClusterConf(dir));
+  c.site_files = files;
+  TONY_ASSIGN_OR_RETURN(c.conf, hadoop::LoadClusterConf(dir, files));
   // Validated with the job spec on submit; status, logs and kill of an id have no job file.
   auto retries = ParseInt64(Trim(job_conf.GetOr(kRmConnectRetriesKey, "3")));
   if (!retries || *retries < 0) {
@@ -72,8 +101,34 @@ std::string HadoopConfDirOf(const std::string& application_id) {
   std::string dir = hadoop::HadoopConfDir();
   if (!dir.empty()) return dir;
   history::JobPaths paths(history::JobsRoot() + "/" + application_id);
-  auto recorded = ReadFile(paths.root + "/hadoop-conf-dir");
+  auto recorded = ReadFile(paths.root + "/" + kConfDirRecord);
   return recorded.ok() ? std::string(Trim(*recorded)) : "";
+}
+
+void RecordClusterConf(const Cluster& cluster, const std::string& job_dir) {
+  (void)WriteFileAtomic(JoinPath(job_dir, kConfDirRecord), cluster.conf.conf_dir + "\n");
+  std::string named;
+  if (!cluster.site_files.yarn_site.empty()) {
+    named += std::string(kYarnConfPathKey) + "=" + cluster.site_files.yarn_site + "\n";
+  }
+  if (!cluster.site_files.hdfs_site.empty()) {
+    named += std::string(kHdfsConfPathKey) + "=" + cluster.site_files.hdfs_site + "\n";
+  }
+  if (!named.empty()) (void)WriteFileAtomic(JoinPath(job_dir, kSiteFilesRecord), named);
+}
+
+Configuration ClusterKeysOf(const std::string& application_id) {
+  Configuration keys;
+  if (!hadoop::HadoopConfDir().empty()) return keys;  // the environment names the cluster
+  history::JobPaths paths(history::JobsRoot() + "/" + application_id);
+  const std::string record = JoinPath(paths.root, kSiteFilesRecord);
+  auto text = ReadFile(record);
+  if (!text.ok()) return keys;
+  for (const auto& line : SplitTrimmed(*text, '\n')) {
+    size_t eq = line.find('=');
+    if (eq != std::string::npos) keys.Set(line.substr(0, eq), line.substr(eq + 1), record);
+  }
+  return keys;
 }
 
 void ApplyFinalReport(const pb::ApplicationReportProto& report, const std::string& app_id,

@@ -21,7 +21,8 @@ namespace tony::client {
 struct Cluster {
   hadoop::ClusterConf conf;
   std::string user;
-  ClientSecurity security;  // Kerberos login on a secure cluster (client/yarn_security.h)
+  ClientSecurity security;       // Kerberos login on a secure cluster (client/yarn_security.h)
+  hadoop::SiteFiles site_files;  // the job's tony.application.{yarn,hdfs}-conf-path, if set
   // What WebHDFS and the ApplicationClient are given: every NameNode / ResourceManager of an HA
   // pair, in configured order (hadoop/yarn/cluster_conf.h).
   std::string NameNodes() const { return Join(conf.NameNodeHttpAddresses(), ","); }
@@ -30,8 +31,17 @@ struct Cluster {
 // The ResourceManagers for the ApplicationClient: their rm-ids name them in failover logs.
 Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterConf& c);
 
-// The cluster `dir` (a Hadoop conf dir) describes. `job_conf` names a keytab login
-// (tony.kerberos.*); without it a secure cluster needs kinit.
+// TonY's keys naming the client's Hadoop site files one by one (docs/keys.md).
+inline constexpr char kYarnConfPathKey[] = "tony.application.yarn-conf-path";
+inline constexpr char kHdfsConfPathKey[] = "tony.application.hdfs-conf-path";
+// In a YARN job's local dir: the conf dir it was submitted with, and the site files it named.
+inline constexpr char kConfDirRecord[] = "hadoop-conf-dir";
+inline constexpr char kSiteFilesRecord[] = "hadoop-site-files";
+
+// The cluster `dir` (a Hadoop conf dir) describes, with the site files `job_conf` names
+// (kYarnConfPathKey, kHdfsConfPathKey: read instead of dir's; with no dir, core-site.xml is read
+// beside them). `job_conf` names a keytab login (tony.kerberos.*) too; without it a secure
+// cluster needs kinit.
 Result<Cluster> LoadCluster(const std::string& dir,
                             const Configuration& job_conf = Configuration());
 
@@ -50,6 +60,11 @@ Result<std::unique_ptr<hadoop::yarn::ApplicationClient>> ConnectRm(const Cluster
 // The Hadoop config dir for an application id: $HADOOP_CONF_DIR (or $YARN_CONF_DIR), else the
 // one the job was submitted with (recorded in its local job dir); "" when neither.
 std::string HadoopConfDirOf(const std::string& application_id);
+// Writes the records HadoopConfDirOf and ClusterKeysOf read into a job's local dir.
+void RecordClusterConf(const Cluster& cluster, const std::string& job_dir);
+// For an application id with no HADOOP_CONF_DIR set: the site-file keys its job was submitted
+// with (from its local record), to pass to LoadCluster; empty otherwise.
+Configuration ClusterKeysOf(const std::string& application_id);
 
 // The job's end as the RM reports it, for an application that ended without the coordinator
 // saying so (killed, crashed, or the client was not there to hear it).

@@ -455,7 +455,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     RemoveStaging(*cluster, app_id);
     return Fail(s, kExitJobFailed);
   }
-  (void)WriteFileAtomic(paths.root + "/hadoop-conf-dir", cluster->conf.conf_dir + "\n");
+  RecordClusterConf(*cluster, paths.root);
   std::string tracking;
   if (auto r = rm.GetApplicationReport(app); r.ok()) tracking = r->trackingurl();
   std::cout << "tony: job " << app_id << " on the yarn engine (" << spec.framework << ", "
@@ -485,7 +485,7 @@ int KillYarnApplication(const std::string& application_id, const std::string& co
   auto app = yarn::ParseApplicationId(application_id);
   if (!app.ok()) return Fail(app.status());
   history::JobPaths paths(history::JobsRoot() + "/" + application_id);
-  auto cluster = LoadCluster(conf_dir);
+  auto cluster = LoadCluster(conf_dir, ClusterKeysOf(application_id));
   if (!cluster.ok()) return Fail(cluster.status());
   auto rm_servers = RmServers(cluster->conf);
   if (!rm_servers.ok()) return Fail(rm_servers.status());

@@ -19,9 +19,9 @@ struct Rm {
   std::unique_ptr<yarn::ApplicationClient> client;
 };
 
-Result<Rm> ConnectFor(const std::string& conf_dir) {
+Result<Rm> ConnectFor(const std::string& conf_dir, const Configuration& keys = Configuration()) {
   Rm rm;
-  TONY_ASSIGN_OR_RETURN(rm.cluster, LoadCluster(conf_dir));
+  TONY_ASSIGN_OR_RETURN(rm.cluster, LoadCluster(conf_dir, keys));
   TONY_ASSIGN_OR_RETURN(rm.client, ConnectRm(rm.cluster));
   return rm;
 }
@@ -47,7 +47,7 @@ Result<rpc::JobStatus> YarnJobStatus(const std::string& app_id, rpc::JobStatus l
   TONY_ASSIGN_OR_RETURN(pb::ApplicationIdProto app, yarn::ParseApplicationId(app_id));
   last.set_job_id(app_id);
   if (last.engine().empty()) last.set_engine("yarn");
-  TONY_ASSIGN_OR_RETURN(Rm rm, ConnectFor(HadoopConfDirOf(app_id)));
+  TONY_ASSIGN_OR_RETURN(Rm rm, ConnectFor(HadoopConfDirOf(app_id), ClusterKeysOf(app_id)));
   auto report = rm.client->GetApplicationReport(app);
   if (!report.ok()) return report.status().WithContext("asking the ResourceManager for " + app_id);
   std::string state(yarn::ApplicationStateName(report->yarn_application_state()));
@@ -81,7 +81,7 @@ Result<rpc::JobStatus> YarnJobStatus(const std::string& app_id, rpc::JobStatus l
 
 Result<std::vector<std::string>> AmContainerLogUrls(const std::string& app_id) {
   TONY_ASSIGN_OR_RETURN(pb::ApplicationIdProto app, yarn::ParseApplicationId(app_id));
-  TONY_ASSIGN_OR_RETURN(Rm rm, ConnectFor(HadoopConfDirOf(app_id)));
+  TONY_ASSIGN_OR_RETURN(Rm rm, ConnectFor(HadoopConfDirOf(app_id), ClusterKeysOf(app_id)));
   TONY_ASSIGN_OR_RETURN(auto report, rm.client->GetApplicationReport(app));
   if (!report.has_currentapplicationattemptid()) {
     return NotFound("application " + app_id + " has no attempt yet (" +

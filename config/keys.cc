@@ -81,12 +81,12 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
   k.push_back(
       Unsupported(Bool("tony.application.security.enabled", "true", "Kerberos/token handling."),
                   "Kerberos follows hadoop.security.authentication in core-site.xml"));
-  k.push_back(Unsupported(Str("tony.application.hdfs-conf-path", "", "Explicit hdfs-site.xml."),
-                          "the Hadoop files come from $HADOOP_CONF_DIR (or $YARN_CONF_DIR)"));
-  k.push_back(Unsupported(Str("tony.application.yarn-conf-path", "", "Explicit yarn-site.xml."),
-                          "the Hadoop files come from $HADOOP_CONF_DIR (or $YARN_CONF_DIR)"));
+  k.push_back(Str("tony.application.hdfs-conf-path", "",
+                  "The client's hdfs-site.xml, read instead of the conf dir's."));
+  k.push_back(Str("tony.application.yarn-conf-path", "",
+                  "The client's yarn-site.xml, read instead of the conf dir's."));
   k.push_back(Unsupported(Str("tony.application.mapred-conf-path", "", "Explicit mapred-site.xml."),
-                          "the Hadoop files come from $HADOOP_CONF_DIR (or $YARN_CONF_DIR)"));
+                          "tony reads no mapred-site.xml: it ships no MapReduce framework"));
   k.push_back(Unsupported(Str("tony.application.hadoop.location", "", "Hadoop framework tarball."),
                           "tony runs no JVM in its containers and ships no Hadoop framework"));
   k.push_back(

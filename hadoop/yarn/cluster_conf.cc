@@ -247,11 +247,15 @@ std::string HadoopConfDir() {
   return "";
 }
 
-Result<ClusterConf> LoadClusterConf(const std::string& conf_dir) {
+Result<ClusterConf> LoadClusterConf(const std::string& conf_dir, const SiteFiles& files) {
   Configuration raw;
   bool any = false;
   for (const char* file : {"core-site.xml", "hdfs-site.xml", "yarn-site.xml"}) {
-    std::string path = JoinPath(conf_dir, file);
+    const std::string named = std::string_view(file) == "yarn-site.xml"   ? files.yarn_site
+                              : std::string_view(file) == "hdfs-site.xml" ? files.hdfs_site
+                                                                          : std::string();
+    std::string path = named.empty() ? JoinPath(conf_dir, file) : named;
+    if (!named.empty() && !PathExists(path)) return NotFound(path + ": no such file");
     if (!PathExists(path)) continue;
     TONY_RETURN_IF_ERROR(raw.AddFile(path));
     any = true;

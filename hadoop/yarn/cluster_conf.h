@@ -74,8 +74,16 @@ struct ClusterConf {
 // $HADOOP_CONF_DIR, else $YARN_CONF_DIR; empty when neither is set.
 std::string HadoopConfDir();
 
-// Reads the site files of `conf_dir` (missing ones are skipped) and applies Hadoop's defaults.
-Result<ClusterConf> LoadClusterConf(const std::string& conf_dir);
+// Site files named one by one (TonY's tony.application.yarn-conf-path / hdfs-conf-path), read
+// instead of conf_dir's file of that name; empty: conf_dir's.
+struct SiteFiles {
+  std::string yarn_site;
+  std::string hdfs_site;
+};
+
+// Reads the site files of `conf_dir` (missing ones are skipped; a named one must exist) and
+// applies Hadoop's defaults.
+Result<ClusterConf> LoadClusterConf(const std::string& conf_dir, const SiteFiles& files = {});
 // The same from a Configuration already read (unit tests); `conf_dir` only names it in errors.
 Result<ClusterConf> ParseClusterConf(Configuration raw, const std::string& conf_dir);
 

@@ -129,6 +129,8 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.am.command",
                                          "tony.application.enable-preprocess",
                                          "tony.horovod.driver.mode.debug",
+                                         "tony.application.hdfs-conf-path",
+                                         "tony.application.yarn-conf-path",
                                          "tony.task.max-total-instances",
                                          "tony.task.max-total-gpus",
                                          "tony.task.max-total-vcores",

@@ -304,3 +304,35 @@ def test_preprocess_runs_as_its_own_container_before_the_tasks_and_passes_model_
         logs = tony.run("logs", app_id, "--task", f"worker:{index}")
         assert "training with MODEL_PARAMS=lr=0.5" in logs.stdout, logs.stdout + logs.stderr
     assert_nothing_left(app_id, timeout=30)
+
+
+def test_site_files_named_by_tony_keys_replace_hadoop_conf_dir(minicluster, tmp_path):
+    # TonY's tony.application.yarn-conf-path / hdfs-conf-path, with no HADOOP_CONF_DIR: files of
+    # other names (the cluster's, copied), core-site.xml beside them. The key chooses the YARN
+    # engine, and `tony logs` of the application later finds the cluster from the job's record.
+    site = tmp_path / "site"
+    site.mkdir()
+    for name in ("core-site.xml", "yarn-site.xml", "hdfs-site.xml"):
+        target = name if name == "core-site.xml" else "prod-" + name
+        (site / target).write_text(open(os.path.join(minicluster, name)).read())
+    tony = Tony(tmp_path / "home")
+    assert "HADOOP_CONF_DIR" not in tony.env and "YARN_CONF_DIR" not in tony.env
+    r = submit(tony, tmp_path, **{
+        "tony.application.yarn-conf-path": str(site / "prod-yarn-site.xml"),
+        "tony.application.hdfs-conf-path": str(site / "prod-hdfs-site.xml")})
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "on the yarn engine" in r.stdout, out
+    assert "not supported" not in r.stderr, r.stderr
+    app_id = app_id_from(r.stdout)
+    assert rm_app(minicluster, app_id)["finalStatus"] == "SUCCEEDED"
+    logs = tony.run("logs", app_id, "--task", "worker:1")
+    assert logs.returncode == 0, logs.stdout + logs.stderr
+    assert "hello from worker:1 rank=1 world=2" in logs.stdout, logs.stdout + logs.stderr
+    # A named file that is not there: refused before anything reaches the cluster.
+    missing = str(site / "nope-yarn-site.xml")
+    bad = submit(tony, tmp_path, **{"tony.application.yarn-conf-path": missing})
+    assert bad.returncode == 2, bad.stdout + bad.stderr
+    assert (f'tony.application.yarn-conf-path = "{missing}" (from {tmp_path / "tony.xml"}): '
+            "no such file") in bad.stderr, bad.stderr
+    assert app_id_from(bad.stdout) is None, bad.stdout
