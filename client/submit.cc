@@ -149,6 +149,11 @@ Status CheckVenv(const SubmitOptions& o) {
                          python + ")");
 }
 
+// TonY reads a --conf_file with a scheme through its file system: file:// is a local path.
+std::string LocalPath(const std::string& path) {
+  return StartsWith(path, "file://") ? path.substr(std::string_view("file://").size()) : path;
+}
+
 Status CheckInputs(const SubmitOptions& o) {
   if (!o.src_dir.empty() && !PathExists(o.src_dir)) {
     return InvalidArgument("--src_dir " + o.src_dir + ": no such file or directory");
@@ -156,7 +161,8 @@ Status CheckInputs(const SubmitOptions& o) {
   if (!o.python_venv.empty() && !PathExists(o.python_venv)) {
     return InvalidArgument("--python_venv " + o.python_venv + ": no such file");
   }
-  if (!o.conf_file.empty() && !PathExists(o.conf_file)) {
+  if (!o.conf_file.empty() && !StartsWith(o.conf_file, "hdfs://") &&
+      !PathExists(LocalPath(o.conf_file))) {
     return InvalidArgument("--conf_file " + o.conf_file + ": no such file");
   }
   if (!o.src_dir.empty() && !IsDirectory(o.src_dir)) {
@@ -348,7 +354,15 @@ std::string JobFile(const SubmitOptions& o) {
 Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   Configuration conf = Configuration::WithDefaults();
   std::string job_file = JobFile(o);
-  if (!job_file.empty()) TONY_RETURN_IF_ERROR(conf.AddFile(job_file));
+  if (StartsWith(job_file, "hdfs://")) {
+    Configuration login;  // --principal/--keytab, for a Kerberized cluster's SPNEGO
+    if (!o.principal.empty()) login.Set("tony.kerberos.principal", o.principal, "--principal");
+    if (!o.keytab.empty()) login.Set("tony.kerberos.keytab", o.keytab, "--keytab");
+    TONY_ASSIGN_OR_RETURN(std::string xml, ReadJobFileFromHdfs(job_file, login));
+    TONY_RETURN_IF_ERROR(conf.AddXml(xml, job_file));
+  } else if (!job_file.empty()) {
+    TONY_RETURN_IF_ERROR(conf.AddFile(LocalPath(job_file)));
+  }
   std::string site = SiteFilePath();
   if (PathExists(site)) TONY_RETURN_IF_ERROR(conf.AddFile(site));
   // AddOverride's errors already name "--conf <what was given>".

@@ -481,6 +481,47 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
 }
 
+Result<std::string> ReadJobFileFromHdfs(const std::string& uri, const Configuration& login) {
+  const std::string what = "--conf_file " + uri;
+  std::string rest = uri.substr(std::string_view("hdfs://").size());
+  size_t slash = rest.find('/');
+  std::string authority = rest.substr(0, slash);
+  std::string path = slash == std::string::npos ? "" : rest.substr(slash);
+  if (path.empty() || path == "/") {
+    return InvalidArgument(what + ": expected hdfs:///path/to/tony.xml");
+  }
+  std::string conf_dir = hadoop::HadoopConfDir();
+  if (conf_dir.empty()) {
+    return FailedPrecondition(what +
+                              ": reading a job file from HDFS needs the cluster's Hadoop "
+                              "config: set HADOOP_CONF_DIR (or YARN_CONF_DIR)");
+  }
+  auto cluster = LoadCluster(conf_dir, login);
+  if (!cluster.ok()) return cluster.status().WithContext(what);
+  const std::string default_fs = cluster->conf.default_fs;  // hdfs://authority
+  const std::string default_authority =
+      StartsWith(default_fs, "hdfs://") ? default_fs.substr(7, default_fs.find('/', 7) - 7) : "";
+  if (!authority.empty() && authority != default_authority) {
+    return InvalidArgument(what +
+                           ": tony reads job files from the cluster's default file system "
+                           "only (fs.defaultFS = " +
+                           default_fs + " in " + conf_dir + "); write hdfs://" + default_authority +
+                           path + " or hdfs://" + path);
+  }
+  auto fs = MakeWebHdfs(cluster->conf, cluster->security);
+  auto status = fs->GetFileStatus(path);
+  if (!status.ok()) return status.status().WithContext(what);
+  if (status->type != "FILE") return InvalidArgument(what + ": not a file (" + status->type + ")");
+  constexpr int64_t kMaxJobFileBytes = int64_t{16} * 1024 * 1024;  // as for a local job file
+  if (status->length > kMaxJobFileBytes) {
+    return InvalidArgument(what + ": " + std::to_string(status->length) +
+                           " bytes; a job file is at most 16 MiB");
+  }
+  auto text = fs->Open(path);
+  if (!text.ok()) return text.status().WithContext(what);
+  return *text;
+}
+
 int KillYarnApplication(const std::string& application_id, const std::string& conf_dir) {
   auto app = yarn::ParseApplicationId(application_id);
   if (!app.ok()) return Fail(app.status());

@@ -26,4 +26,9 @@ int SubmitToYarn(const SubmitOptions& options, const Configuration& conf, const 
 // staging dir.
 int KillYarnApplication(const std::string& application_id, const std::string& conf_dir);
 
+// TonY's --conf_file hdfs://...: the job file's text, read over WebHDFS from the cluster
+// HADOOP_CONF_DIR names (its default file system: hdfs:///path, or hdfs://<fs.defaultFS
+// authority>/path), logged in as `login` says (tony.kerberos.* from --principal/--keytab).
+Result<std::string> ReadJobFileFromHdfs(const std::string& uri, const Configuration& login);
+
 }  // namespace tony::client

@@ -253,3 +253,20 @@ def test_executor_log_says_the_result_was_not_reported_when_the_coordinator_died
         assert "result reported" not in log, log
     finally:
         p.communicate(timeout=60)
+
+
+def test_a_file_uri_job_file_is_a_local_path_and_hdfs_needs_a_cluster(tony, tmp_path):
+    # TonY opens a --conf_file with a scheme through its file system: file:// is local here.
+    src, conf = one_worker(tmp_path, **{"tony.application.name": "from-a-file-uri"})
+    r = tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", src, "--conf_file", "file://" + conf)
+    assert r.returncode == 0, r.stdout + r.stderr
+    final = open(os.path.join(tony.job_dir(job_id_from(r.stdout)), "tony-final.xml")).read()
+    assert "from-a-file-uri" in final
+    # hdfs:// without a cluster to read it from: the reason, before anything starts.
+    r = tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", src, "--conf_file", "hdfs:///jobs/tony.xml")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert ("--conf_file hdfs:///jobs/tony.xml: reading a job file from HDFS needs the cluster's "
+            "Hadoop config: set HADOOP_CONF_DIR") in r.stderr, r.stderr
+    assert len(tony.jobs()) == 1

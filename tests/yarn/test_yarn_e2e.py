@@ -336,3 +336,36 @@ def test_site_files_named_by_tony_keys_replace_hadoop_conf_dir(minicluster, tmp_
     assert (f'tony.application.yarn-conf-path = "{missing}" (from {tmp_path / "tony.xml"}): '
             "no such file") in bad.stderr, bad.stderr
     assert app_id_from(bad.stdout) is None, bad.stdout
+
+
+def test_the_job_file_can_be_on_hdfs(minicluster, tmp_path):
+    # TonY reads a --conf_file with a scheme through its file system: hdfs:///path on the
+    # cluster's default file system, read over WebHDFS; errors name the URI.
+    from minicluster import hdfs_put
+    xml = tony_xml(str(tmp_path / "hdfs-tony.xml"), {
+        "tony.application.framework": "pytorch", "tony.worker.instances": "2",
+        "tony.worker.memory": "256m", "tony.am.memory": "256m",
+        "tony.application.name": "from-hdfs"})
+    hdfs_put(minicluster, "/jobs/tony.xml", open(xml, "rb").read())
+    tony = yarn_tony(tmp_path, minicluster)
+    write(str(tmp_path / "src" / "job.py"), SCRIPT)
+    base = ("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
+            "--src_dir", str(tmp_path / "src"))
+    r = tony.run(*base, "--conf_file", "hdfs:///jobs/tony.xml", timeout=300)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    app_id = app_id_from(r.stdout)
+    assert rm_app(minicluster, app_id)["name"] == "from-hdfs"
+    assert [t["state"] for t in tony.status(app_id)["tasks"]] == ["SUCCEEDED", "SUCCEEDED"]
+    # A missing file names the URI and HDFS's reason; another file system is refused with the
+    # cluster's own; nothing is submitted either way.
+    missing = tony.run(*base, "--conf_file", "hdfs:///jobs/nope.xml", timeout=120)
+    assert missing.returncode == 2, missing.stdout + missing.stderr
+    assert "--conf_file hdfs:///jobs/nope.xml: " in missing.stderr, missing.stderr
+    assert "FileNotFoundException" in missing.stderr or "not found" in missing.stderr.lower(), \
+        missing.stderr
+    other = tony.run(*base, "--conf_file", "hdfs://elsewhere:8020/jobs/tony.xml", timeout=120)
+    assert other.returncode == 2, other.stdout + other.stderr
+    assert "the cluster's default file system only (fs.defaultFS = hdfs://" in other.stderr, \
+        other.stderr
+    assert app_id_from(missing.stdout) is None and app_id_from(other.stdout) is None
