@@ -11,7 +11,9 @@ const std::vector<FlagSpec>& SubmitFlags() {
       {"python_binary_path", true, false, "python interpreter; relative paths are inside the venv"},
       {"python_venv", true, false, "zipped virtualenv, unpacked to venv/ in every task"},
       {"src_dir", true, false, "directory (or zip) unpacked into every task's working dir"},
-      {"conf_file", true, false, "job configuration (default: ./tony.xml when it exists)"},
+      {"conf_file", true, false,
+       "job configuration: a path, file://path or hdfs:///path (default: ./tony.xml when it "
+       "exists)"},
       {"conf", true, true, "override a key: --conf tony.worker.instances=4"},
       {"shell_env", true, true, "K=V for the user process (tony.execution.envs); K alone: K=\"\""},
       {"container_env", true, true, "K=V for the container (tony.containers.envs)"},
