@@ -127,6 +127,9 @@ std::string ExitWords(const rpc::TaskStatus& task) {
 }
 
 std::string ReasonWords(const rpc::TaskStatus& task, const rpc::JobStatus& status) {
+  if (!task.restart().empty() && TaskEnded(task.state()) && status.phase() == rpc::RUNNING) {
+    return "restarting: " + task.restart();
+  }
   if (!task.end_reason().empty()) return task.end_reason();
   if (!task.awaits().empty()) return "waits for " + task.awaits() + " to serve";
   if (task.state() != "NEW" || task.stage().empty() || task.stage() == "preprocess") return "";
@@ -157,8 +160,12 @@ std::string RenderTaskTable(const rpc::JobStatus& status, size_t max_width) {
   });
   // NODE and LOG URL show on engines with cluster nodes (YARN); the LOG dir only for tasks
   // without a URL, as on YARN it is a path inside the AM's container.
+  // ATTEMPT shows once any task has restarted.
+  const bool restarted =
+      std::any_of(tasks.begin(), tasks.end(), [](const auto* t) { return t->attempt() > 0; });
   std::vector<Column> columns = {Column("ROLE"),
                                  Column("INDEX"),
+                                 Column("ATTEMPT", true),
                                  Column("STATE"),
                                  Column("NODE", true),
                                  Column("HOST:PORT"),
@@ -170,6 +177,7 @@ std::string RenderTaskTable(const rpc::JobStatus& status, size_t max_width) {
     std::string address = t->port() == 0 ? "" : t->host() + ":" + std::to_string(t->port());
     std::vector<std::string> row = {t->role(),
                                     std::to_string(t->index()),
+                                    restarted ? std::to_string(t->attempt()) : "",
                                     t->state(),
                                     t->node(),
                                     address,

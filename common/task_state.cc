@@ -143,4 +143,17 @@ std::string YarnMemoryKill(int container_exit_status) {
   return "";
 }
 
+std::string YarnNodeLoss(int container_exit_status) {
+  switch (container_exit_status) {
+    case kYarnPreempted:
+      return "preempted by YARN (container exit status -102)";
+    case kYarnAborted:
+      return "YARN aborted its container: its node was lost (container exit status -100)";
+    case kYarnDisksFailed:
+      return "its node's disks failed (container exit status -101)";
+    default:
+      return "";
+  }
+}
+
 }  // namespace tony::core

@@ -55,4 +55,12 @@ std::string DescribeExit(std::optional<int> exit_code, int signal);
 // -104 physical, -103 virtual. The words name the status; empty for any other code.
 std::string YarnMemoryKill(int container_exit_status);
 
+// YARN's container exit statuses that mean "YARN took the container back", not the task's fault
+// (docs/hadoop-ipc.md §4.2): preempted, aborted (its node lost), disks failed.
+inline constexpr int kYarnAborted = -100;
+inline constexpr int kYarnDisksFailed = -101;
+inline constexpr int kYarnPreempted = -102;
+// The words for such a status; empty for any other code.
+std::string YarnNodeLoss(int container_exit_status);
+
 }  // namespace tony::core

@@ -46,6 +46,20 @@ Result<int64_t> ParseMemoryMb(const std::string& s) {
   return (kb + 1023) / 1024;
 }
 
+const char* RestartPolicyName(RestartPolicy p) {
+  switch (p) {
+    case RestartPolicy::kNever:
+      return "never";
+    case RestartPolicy::kOnFailure:
+      return "on-failure";
+    case RestartPolicy::kExitCode:
+      return "exit-code";
+  }
+  return "never";
+}
+
+const char* RestartScopeName(RestartScope s) { return s == RestartScope::kTask ? "task" : "gang"; }
+
 const RoleSpec* JobSpec::FindRole(const std::string& role_name) const {
   for (const RoleSpec& r : roles) {
     if (r.name == role_name) return &r;
@@ -108,6 +122,38 @@ std::vector<std::string> DeclaredRoles(const Configuration& conf) {
   return roles;
 }
 
+// tony.<role>.restart-*: the policy, its scope, budget, retryable exit codes and backoff.
+void ReadRestarts(Validator& v, const std::string& p, RoleSpec& r) {
+  const std::string policy = ToLower(v.Enum(p + "restart-policy"));
+  r.restart_policy = policy == "on-failure"  ? RestartPolicy::kOnFailure
+                     : policy == "exit-code" ? RestartPolicy::kExitCode
+                                             : RestartPolicy::kNever;
+  const std::string scope = ToLower(v.Enum(p + "restart-scope"));
+  // A sidecar (TensorBoard) serves no collective: it restarts alone unless told otherwise.
+  r.restart_scope = scope == "task"   ? RestartScope::kTask
+                    : scope == "gang" ? RestartScope::kGang
+                    : r.sidecar       ? RestartScope::kTask
+                                      : RestartScope::kGang;
+  r.max_restarts = v.Int(p + "max-restarts", 0);
+  r.restart_backoff_ms = v.Long(p + "restart-backoff-ms", 0);
+  r.restart_backoff_max_ms = v.Long(p + "restart-backoff-max-ms", 0);
+  const std::string codes_key = p + "restart-exit-codes";
+  for (const std::string& code : v.List(codes_key)) {
+    std::optional<int64_t> n = ParseInt64(code);
+    if (!n || *n < 1 || *n > 255) {
+      v.AddError(v.Describe(codes_key) + ": \"" + code +
+                 "\" is no exit code; expected numbers from 1 to 255, comma-separated");
+      continue;
+    }
+    r.restart_exit_codes.push_back(static_cast<int>(*n));
+  }
+  if (!r.restart_exit_codes.empty() && r.restart_policy != RestartPolicy::kExitCode) {
+    v.AddError(v.Describe(codes_key) + " only applies with " + p +
+               "restart-policy = exit-code, but the policy is " +
+               RestartPolicyName(r.restart_policy));
+  }
+}
+
 RoleSpec BuildRole(Validator& v, const std::string& name, int instances) {
   const std::string p = "tony." + name + ".";
   RoleSpec r;
@@ -134,6 +180,7 @@ RoleSpec BuildRole(Validator& v, const std::string& name, int instances) {
   r.untracked = Contains(v.List("tony.application.untracked.jobtypes"), name);
   r.sidecar = Contains(v.List("tony.application.sidecar.jobtypes"), name);
   r.stop_on_failure = Contains(v.List("tony.application.stop-on-failure-jobtypes"), name);
+  ReadRestarts(v, p, r);
   return r;
 }
 

@@ -14,6 +14,19 @@ namespace tony {
 
 enum class DistributedMode { kGang, kFcfs };
 
+// tony.<role>.restart-policy: which ends of a task start it again (README "Restarts").
+//   kNever      no end restarts it (TonY's behaviour); a preemption or a lost node still does
+//   kOnFailure  any FAILED or LOST end
+//   kExitCode   only a retryable end: a signal tony did not send, an exit code in
+//               tony.<role>.restart-exit-codes, a LOST task, or YARN's preempted / lost-node /
+//               disks-failed container statuses
+enum class RestartPolicy { kNever, kOnFailure, kExitCode };
+// tony.<role>.restart-scope: what restarts. kTask: only the task that ended, same role, index and
+// slot; kGang: every task of its stage, each with a new attempt (what collectives need).
+enum class RestartScope { kTask, kGang };
+const char* RestartPolicyName(RestartPolicy p);
+const char* RestartScopeName(RestartScope s);
+
 struct RoleSpec {
   std::string name;  // job type, [a-z]+
   int instances = 0;
@@ -43,6 +56,15 @@ struct RoleSpec {
   // Set likewise (SpecAwaits): the task ("role:index") whose published endpoint this role's tasks
   // need; they stay REGISTERED, their spec held, until it published.
   std::string awaits;
+  // Restarts (README "Restarts"): the budget is the role's, counted once per failure that
+  // restarts it; a preemption, a lost node or failed disks never count. The n-th counted restart
+  // waits min(restart_backoff_max_ms, restart_backoff_ms * 2^(n-1)).
+  RestartPolicy restart_policy = RestartPolicy::kNever;
+  RestartScope restart_scope = RestartScope::kGang;
+  int max_restarts = 3;
+  std::vector<int> restart_exit_codes;
+  int64_t restart_backoff_ms = 1000;
+  int64_t restart_backoff_max_ms = 60'000;
 };
 
 // TonY's group dependency timeout (tony.application.group.<group> and

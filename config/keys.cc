@@ -201,6 +201,31 @@ void AddContainerKeys(std::vector<KeySpec>& k) {
   k.push_back(Unsupported(List("tony.<role>.depends-on", "", "Declared by TonY but unused."),
                           "TonY declares it and uses it nowhere"));
   k.push_back(Int("tony.<role>.nproc-per-task", "1", "", "Processes per container of <role>."));
+  k.push_back({"tony.<role>.restart-policy",
+               KeyType::kEnum,
+               "never",
+               "",
+               "Which ends of a <role> task start it again: never, on-failure (any failure) or "
+               "exit-code (a foreign signal, an exit code of restart-exit-codes, a lost task). "
+               "A preempted container or a lost node is replaced whatever this says.",
+               {"never", "on-failure", "exit-code"}});
+  k.push_back({"tony.<role>.restart-scope",
+               KeyType::kEnum,
+               "",
+               "",
+               "What a restart of <role> restarts: task (only the task) or gang (every task of "
+               "its stage). Default: gang; task for a sidecar role.",
+               {"task", "gang"}});
+  k.push_back(Int("tony.<role>.max-restarts", "3", "",
+                  "Restarts <role> may use in the job's life (failures counted once; "
+                  "preemptions and lost nodes not)."));
+  k.push_back(List("tony.<role>.restart-exit-codes", "",
+                   "Exit codes (1-255) that restart a <role> task under restart-policy "
+                   "exit-code."));
+  k.push_back(Ms("tony.<role>.restart-backoff-ms", "1000",
+                 "Wait before the first restart of <role>; doubles with each restart."));
+  k.push_back(Ms("tony.<role>.restart-backoff-max-ms", "60000",
+                 "The longest wait before a restart of <role>."));
   k.push_back(Bool("tony.docker.enabled", "false", "Launch containers with Docker."));
   k.push_back(Str("tony.docker.containers.image", "", "Default Docker image."));
   k.push_back(Str("tony.docker.<role>.image", "", "Docker image of <role>."));

@@ -293,6 +293,10 @@ void Coordinator::Launch(const core::LaunchTask& launch) {
   if (!node.empty()) nodes_[launch.container_id] = node;
   TONY_LOG(kInfo) << "launched " << launch.task.ToString() << " attempt " << launch.attempt
                   << " in " << launch.container_id << " (logs: " << ls.log_dir << ")";
+  if (const core::TaskRecord* t = machine_.FindTask(launch.task);
+      launch.attempt > 0 && t != nullptr && !t->restart.empty()) {
+    TONY_LOG(kInfo) << launch.task.ToString() << " restarted: " << t->restart;
+  }
 }
 
 void Coordinator::OnContainerAllocated(const std::string& container_id, const std::string& role,
@@ -502,9 +506,22 @@ rpc::JobStatus Coordinator::Snapshot() const {
     ts->set_chief(t.is_chief);
     if (machine_.last_stage() > 0) ts->set_stage(machine_.spec().StageName(t.stage));
     if (const RoleSpec* role = machine_.spec().FindRole(t.id.role);
-        t.state == core::TaskState::kRegistered && role != nullptr && !role->awaits.empty() &&
-        published_.count(role->awaits) == 0) {
+        t.state == core::TaskState::kRegistered && role != nullptr &&
+        !machine_.AwaitedPublished(t)) {
       ts->set_awaits(role->awaits);
+    }
+    ts->set_restart(t.restart);
+    for (const core::PastAttempt& past : t.past_attempts) {
+      rpc::PastAttempt* p = ts->add_past_attempts();
+      p->set_attempt(past.attempt);
+      p->set_state(core::TaskStateName(past.state));
+      if (past.exit_code) p->set_exit_code(*past.exit_code);
+      p->set_signal(past.signal);
+      p->set_end_reason(past.end_reason);
+      p->set_host(past.host);
+      p->set_container_id(past.container_id);
+      p->set_log_dir(paths_.TaskAttemptDir(t.id.role, t.id.index, past.attempt));
+      p->set_restart(past.restart);
     }
   }
   return s;

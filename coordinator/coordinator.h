@@ -129,6 +129,8 @@ class Coordinator final : public engine::EngineListener {
   // Appends a task's state change to events.jsonl (with how it ended, for a terminal state) and
   // remembers it; states only move forward (common/task_state.h).
   void RecordTaskState(const core::TaskRecord& t, core::TaskState state);
+  // The same for an ended attempt of a task that has restarted since.
+  void RecordPastAttempt(const core::TaskId& id, const core::PastAttempt& past);
   static std::string StateKey(const core::TaskId& id, int attempt);
   void Finish(const core::FinishJob& finish);
   void ShutdownServer();

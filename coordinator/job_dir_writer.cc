@@ -32,10 +32,33 @@ void Coordinator::RecordTaskState(const core::TaskRecord& t, core::TaskState sta
   last_states_[StateKey(t.id, t.attempt)] = state;
 }
 
+void Coordinator::RecordPastAttempt(const core::TaskId& id, const core::PastAttempt& past) {
+  nlohmann::json e = {{"time_ms", WallMs()},
+                      {"task", id.ToString()},
+                      {"attempt", past.attempt},
+                      {"state", core::TaskStateName(past.state)}};
+  if (past.exit_code) e["exit_code"] = *past.exit_code;
+  if (past.signal > 0) e["signal"] = past.signal;
+  if (std::string exit = core::DescribeExit(past.exit_code, past.signal); !exit.empty()) {
+    e["exit"] = exit;
+  }
+  if (!past.end_reason.empty()) e["reason"] = past.end_reason;
+  e["history_status"] = core::TonyHistoryStatus(past.state);
+  (void)history::AppendEvent(paths_, e.dump());
+  last_states_[StateKey(id, past.attempt)] = past.state;
+}
+
 void Coordinator::PersistChanges() {
   if (machine_.version() == persisted_version_) return;
   persisted_version_ = machine_.version();
   for (const auto& t : machine_.tasks()) {
+    // An attempt that ended and restarted within one event (a gang whose last task stopped)
+    // gets its end written first.
+    for (const core::PastAttempt& past : t.past_attempts) {
+      auto it = last_states_.find(StateKey(t.id, past.attempt));
+      if (it != last_states_.end() && core::IsTerminal(it->second)) continue;
+      RecordPastAttempt(t.id, past);
+    }
     auto it = last_states_.find(StateKey(t.id, t.attempt));
     int last_rank = it == last_states_.end() ? -1 : core::StateRank(it->second);
     if (it != last_states_.end() && it->second == t.state) continue;

@@ -64,6 +64,12 @@ Result<EnvMap> PyTorchEnv(const TaskEnvInput& in) {
     env["ROLE_RANK"] = std::to_string(in.index * nproc + in.local_rank);
     env["ROLE_WORLD_SIZE"] = std::to_string(role_tasks * nproc);
     env["NODE_RANK"] = std::to_string(group_rank);
+    // As torchrun sets them: a restarted task (README "Restarts") tells its script to resume.
+    env["TORCHELASTIC_RESTART_COUNT"] = std::to_string(in.attempt);
+    if (const RoleSpec* role = in.spec->FindRole(in.role)) {
+      env["TORCHELASTIC_MAX_RESTARTS"] =
+          std::to_string(role->restart_policy == RestartPolicy::kNever ? 0 : role->max_restarts);
+    }
   }
   return env;
 }

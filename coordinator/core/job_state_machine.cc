@@ -147,6 +147,11 @@ void JobStateMachine::OnContainerAllocated(const ContainerAllocated& e, int64_t 
          it != index_.end() && it->first.role == e.role; ++it) {
       TaskRecord& t = tasks_[it->second];
       if (t.state != TaskState::kNew || t.stage > stage_) continue;  // not asked for yet
+      if (gang_restart_at_ms_ >= 0 && t.stage == stage_) {
+        // Its gang is being restarted: the restart asks for this container again.
+        ++gang_reasks_[e.role];
+        break;
+      }
       t.state = TaskState::kAllocated;
       t.container_id = e.container_id;
       t.host = e.host;
@@ -222,22 +227,52 @@ void JobStateMachine::OnTaskExited(const TaskExited& e, int64_t now_ms, std::vec
   TaskRecord* t = CurrentAttempt(e.task, e.attempt);
   // Nothing runs for a kNew task; a terminal one already had its first report.
   if (t == nullptr || t->state == TaskState::kNew) return;
+  if (e.source == ExitSource::kContainer) t->container_status = e.exit_code;
   if (IsTerminal(t->state)) {
     RefineEnd(*t, e);
     return;
   }
-  ExitOutcome o = ClassifyExit(*t, e);
-  EndTask(*t, o.state, o.exit_code, o.signal, o.reason, e.diagnostics, now_ms);
+  auto held = held_exits_.find(t->id);
+  if (e.source == ExitSource::kExecutor && e.stopped && !t->stop_requested &&
+      StateRank(t->state) >= StateRank(TaskState::kRunning)) {
+    // A stop tony did not send: only the container's status can tell a preemption.
+    if (held == held_exits_.end()) {
+      held_exits_[t->id] = HeldExit{e, now_ms + kForeignStopWaitMs};
+      LowerCheckAfter(now_ms + kForeignStopWaitMs);
+    }
+    return;
+  }
+  if (held == held_exits_.end()) {
+    EndFromReport(*t, e, now_ms, out);
+    return;
+  }
+  // The container's status came for a held report: it decides when it says why (YARN took the
+  // container back, or killed it for memory), with the executor's diagnostics; otherwise the
+  // executor's report says more.
+  TaskExited report = held->second.report;
+  held_exits_.erase(held);
+  if (!YarnNodeLoss(e.exit_code).empty() || !YarnMemoryKill(e.exit_code).empty()) {
+    std::string diagnostics = std::move(report.diagnostics);
+    report = e;
+    report.diagnostics = std::move(diagnostics);
+  }
+  EndFromReport(*t, report, now_ms, out);
+}
+
+void JobStateMachine::EndFromReport(TaskRecord& t, const TaskExited& e, int64_t now_ms,
+                                    std::vector<Command>& out) {
+  ExitOutcome o = ClassifyExit(t, e);
+  EndTask(t, o.state, o.exit_code, o.signal, o.reason, e.diagnostics, now_ms);
   std::string failure;
   if (IsFailure(o.state)) {
-    failure = Describe(*t) + (o.state == TaskState::kLost ? " lost" : " failed");
-    if (t->registered_ms < 0) failure += " before it registered";
+    failure = Describe(t) + (o.state == TaskState::kLost ? " lost" : " failed");
+    if (t.registered_ms < 0) failure += " before it registered";
     std::string exit = DescribeExit(o.exit_code, o.signal);
     if (!exit.empty()) failure += ": " + exit;
     if (!o.reason.empty()) failure += (exit.empty() ? ": " : "; ") + o.reason;
     if (!e.diagnostics.empty()) failure += "\n" + e.diagnostics;
   }
-  AfterTaskEnded(*t, failure, now_ms, out);
+  AfterTaskEnded(t, failure, now_ms, out);
 }
 
 void JobStateMachine::OnKillRequested(const KillRequested& e, int64_t now_ms,

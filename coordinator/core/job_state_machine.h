@@ -5,9 +5,9 @@
 // no clock: `now_ms` (monotonic milliseconds) comes with every event. The shell
 // (coordinator/coordinator.h) turns commands into engine calls and RPC answers.
 //
-// Identity is (task, attempt) from day one: every event carries the attempt it is about, and an
-// event for an attempt that is not the task's current one is ignored (fenced). Today every task
-// runs one attempt (0); restart policies will add attempts without changing this interface.
+// Identity is (task, attempt): every event carries the attempt it is about, and an event for an
+// attempt that is not the task's current one is ignored (fenced). A restart gives the task a new
+// attempt; the ended one is kept in TaskRecord::past_attempts and never changes.
 //
 // Outcome rules (TonY's, docs/tony-compat.md §1.5, with the differences README lists):
 //  * How a task's end maps to a state (common/task_state.h, ClassifyExit in
@@ -41,6 +41,20 @@
 //    every task registered within it, from Start); heartbeat loss (no heartbeat for
 //    heartbeat_interval_ms * max(3, max_missed_heartbeats) after registration): the task is LOST,
 //    which counts as a failure of that task, like a container failure (TonY #606).
+//  * Restarts (RoleSpec::restart_*, README "Restarts"), before any rule above: a task that
+//    ended FAILED or LOST while the job runs starts again when its role's policy says so and the
+//    role's budget (max_restarts) has a restart left; a preempted container or a lost node (YARN
+//    container status -102, -100, -101) is always replaced and never counted. After the backoff,
+//    scope task: the task alone gets a new attempt and a new container (GANG: the stage's spec is
+//    published again with its new address); scope gang: every task of its stage is stopped, and
+//    once all have ended and the backoff passed, each starts again with a new attempt, new
+//    containers and a new GANG barrier. A task of that stage ending meanwhile, however it ends,
+//    is part of that restart, not a new failure. While a restart is pending the job cannot
+//    complete. With the budget used up the failure applies the rules above, its message saying
+//    so.
+//  * An executor's report that it was stopped by a signal tony did not send (on YARN: the
+//    NodeManager preempting the container) is held until the container's status comes, at most
+//    kForeignStopWaitMs: only that status tells a preemption from a kill.
 //  * The first decision wins: later events never change a job's final status or message (#599).
 //  * After the decision the job is STOPPING: StopTask for every task not yet ended; when all have
 //    ended, or kStopGraceMs has passed, FinishJob.
@@ -79,6 +93,21 @@ const char* FinalStatusName(FinalStatus s);
 // launch with it too. Never shown as a number: it becomes STOPPED or NOT_STARTED.
 inline constexpr int kExitStoppedByCoordinator = -105;
 inline constexpr int64_t kStopGraceMs = 15'000;
+// How long an executor's report of a foreign stop waits for its container's status.
+inline constexpr int64_t kForeignStopWaitMs = 10'000;
+
+// How an earlier attempt of a task ended; it never changes.
+struct PastAttempt {
+  int attempt = 0;
+  TaskState state = TaskState::kNew;
+  std::optional<int> exit_code;
+  int signal = 0;
+  std::string end_reason;
+  std::string host;
+  std::string container_id;
+  int64_t ended_ms = -1;
+  std::string restart;  // the restart that followed it (TaskRecord::restart then)
+};
 
 struct TaskRecord {
   TaskId id;
@@ -105,6 +134,16 @@ struct TaskRecord {
   int64_t registered_ms = -1;
   int64_t last_heartbeat_ms = -1;
   int64_t ended_ms = -1;
+  // The container's status when the engine reported its end (YARN's negative codes); 0 when the
+  // executor's report decided.
+  int container_status = 0;
+  // A restart of this task alone is due then (restart scope task); -1: none pending.
+  int64_t restart_at_ms = -1;
+  // What restarts it, or what restarted it last: "restart 1 of 3 (tony.worker.max-restarts) in
+  // 1000 ms, task scope: task worker:1 failed: exit 3". Cleared when an attempt ends, unless
+  // the end brings a restart: a terminal task with a note in a running job awaits its restart.
+  std::string restart;
+  std::vector<PastAttempt> past_attempts;
 };
 
 // ---- Events ----
@@ -209,6 +248,12 @@ class JobStateMachine {
   // After heartbeats it may be earlier than the true deadline (never later); a Tick then finds
   // nothing to do and the next call answers the true one.
   std::optional<int64_t> NextDeadlineMs() const;
+  // The restarts a role has used of its budget (RoleSpec::max_restarts).
+  int RestartsUsed(const std::string& role) const;
+  // True while a task or gang restart is pending: the job waits for it.
+  bool RestartPending() const { return pending_task_restarts_ > 0 || gang_restart_at_ms_ >= 0; }
+  // False while the task's role awaits a task that has not published yet (RoleSpec::awaits).
+  bool AwaitedPublished(const TaskRecord& t) const;
 
  private:
   // Event handlers; each appends the commands it decides to `out`.
@@ -220,8 +265,9 @@ class JobStateMachine {
   void OnTaskExited(const TaskExited& e, int64_t now_ms, std::vector<Command>& out);
   void OnKillRequested(const KillRequested& e, int64_t now_ms, std::vector<Command>& out);
   void OnTaskPublished(const TaskPublished& e, std::vector<Command>& out);
-  // False while the task's role awaits a task that has not published yet (RoleSpec::awaits).
-  bool AwaitedPublished(const TaskRecord& t) const;
+  // Ends the task as `report` says and applies the rules.
+  void EndFromReport(TaskRecord& t, const TaskExited& report, int64_t now_ms,
+                     std::vector<Command>& out);
   // Asks for the containers of every role of `stage`.
   void RequestStage(int stage, int64_t now_ms, std::vector<Command>& out);
   // Starts the next stage once every tracked task of the current one has succeeded.
@@ -231,6 +277,23 @@ class JobStateMachine {
   void CheckTimeouts(int64_t now_ms, std::vector<Command>& out);
   void FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vector<Command>& out);
   void CheckStopGrace(int64_t now_ms, std::vector<Command>& out);
+  // Held foreign-stop reports whose container status did not come in time.
+  void ResolveHeldExits(int64_t now_ms, std::vector<Command>& out);
+
+  // Restarts (job_state_machine_restart.cc).
+  // Schedules a restart of the task that just ended when its role's policy and budget allow;
+  // false when the rules must decide instead (`failure` then says why no restart came).
+  bool MaybeScheduleRestart(TaskRecord& t, std::string& failure, int64_t now_ms,
+                            std::vector<Command>& out);
+  // Restarts that fell due: tasks whose backoff passed; the gang once all its tasks ended.
+  void RunDueRestarts(int64_t now_ms, std::vector<Command>& out);
+  void RestartGang(int64_t now_ms, std::vector<Command>& out);
+  // Keeps the ended attempt, undoes what its end counted, and makes the task NEW again with the
+  // next attempt number.
+  void ResetForNewAttempt(TaskRecord& t);
+  // When the pending gang restart can run: every task of the stage ended (or its stop grace
+  // passed) and the backoff passed; nullopt when none is pending.
+  std::optional<int64_t> GangRestartDueMs() const;
   // When group dependency `i` fires, or nullopt: its group has not ended, its role has no task
   // left running, it fired already, or the last stage has not started.
   std::optional<int64_t> GroupDeadlineMs(size_t i) const;
@@ -259,7 +322,7 @@ class JobStateMachine {
   static TaskState StoppedState(const TaskRecord& t);
   // Applies the outcome rules to a task that just ended; `failure` is the job's message should
   // this failure decide it.
-  void AfterTaskEnded(const TaskRecord& t, const std::string& failure, int64_t now_ms,
+  void AfterTaskEnded(TaskRecord& t, std::string failure, int64_t now_ms,
                       std::vector<Command>& out);
   bool FailureEndsJob(const TaskRecord& t) const;
   void MaybeCompleteJob(int64_t now_ms, std::vector<Command>& out);
@@ -306,6 +369,23 @@ class JobStateMachine {
   std::string first_failure_;      // of a task in the completion set, for "all failed"
   std::vector<bool> group_fired_;  // per JobSpec::group_dependencies entry
   std::string released_;           // roles an ignored group timeout released, for the message
+
+  // Restarts: each role's used budget; the executor reports held for their container's status
+  // (with when they stop waiting); tasks whose lone restart is pending; the pending gang restart
+  // of the current stage (at_ms < 0: none) with when its stop began and what caused it.
+  struct HeldExit {
+    TaskExited report;
+    int64_t until_ms = 0;
+  };
+  std::map<std::string, int> restarts_used_;
+  std::map<TaskId, HeldExit> held_exits_;
+  int pending_task_restarts_ = 0;
+  int64_t gang_restart_at_ms_ = -1;
+  int64_t gang_stop_started_ms_ = -1;
+  std::string gang_restart_note_;
+  // Containers YARN gave for the gang's NEW tasks while its restart was pending, released: the
+  // restart asks for them again.
+  std::map<std::string, int> gang_reasks_;
 
   // A lower bound on the earliest deadline: events before it skip the O(tasks) timeout scan.
   // Heartbeats only move deadlines later, so they leave it valid.

@@ -46,6 +46,12 @@ JobStateMachine::ExitOutcome JobStateMachine::ClassifyExit(const TaskRecord& t,
     if (t.stop_requested || e.exit_code == kExitStoppedByCoordinator) {
       return {StoppedState(t), std::nullopt, 0, StopReason(t)};
     }
+    // YARN took the container back: a preemption is tony's stop in YARN's name; a lost node or
+    // failed disks leave no exit. Neither counts against a restart budget (job_state_machine.h).
+    if (std::string loss = YarnNodeLoss(e.exit_code); !loss.empty()) {
+      TaskState state = e.exit_code == kYarnPreempted ? StoppedState(t) : TaskState::kLost;
+      return {state, std::nullopt, 0, loss};
+    }
     if (std::string memory = YarnMemoryKill(e.exit_code); !memory.empty()) {
       return {TaskState::kFailed, std::nullopt, 0,
               memory + "; tony." + t.id.role + ".memory sets the limit"};
@@ -95,6 +101,9 @@ void JobStateMachine::EndTask(TaskRecord& t, TaskState state, std::optional<int>
   t.end_reason = std::move(end_reason);
   t.diagnostics = std::move(diagnostics);
   t.ended_ms = now_ms;
+  // A new end: an earlier restart's note no longer applies, unless the end is part of the
+  // pending restart of its gang.
+  if (gang_restart_at_ms_ < 0 || t.stage != stage_) t.restart.clear();
   --live_count_;
   if (t.tracked && state == TaskState::kSucceeded) --stage_pending_[t.stage];
   if (InCompletionSet(t)) {
@@ -104,9 +113,16 @@ void JobStateMachine::EndTask(TaskRecord& t, TaskState state, std::optional<int>
   Touch();
 }
 
-void JobStateMachine::AfterTaskEnded(const TaskRecord& t, const std::string& failure,
-                                     int64_t now_ms, std::vector<Command>& out) {
+void JobStateMachine::AfterTaskEnded(TaskRecord& t, std::string failure, int64_t now_ms,
+                                     std::vector<Command>& out) {
   if (phase_ != JobPhase::kRunning) return;
+  // A task of a gang being restarted: its end, however it ended, is part of that restart.
+  if (gang_restart_at_ms_ >= 0 && t.stage == stage_) {
+    RunDueRestarts(now_ms, out);
+    return;
+  }
+  const bool taken_back = !YarnNodeLoss(t.container_status).empty();
+  if ((IsFailure(t.state) || taken_back) && MaybeScheduleRestart(t, failure, now_ms, out)) return;
   if (IsFailure(t.state)) {
     if (InCompletionSet(t) && first_failure_.empty()) first_failure_ = failure;
     if (FailureEndsJob(t)) {
@@ -161,6 +177,7 @@ bool JobStateMachine::FailureEndsJob(const TaskRecord& t) const {
 
 void JobStateMachine::MaybeCompleteJob(int64_t now_ms, std::vector<Command>& out) {
   if (phase_ != JobPhase::kRunning || completion_ended_ < completion_total_) return;
+  if (RestartPending()) return;  // the restarted tasks will end again
   // With no tracked task the job waited for every task (InCompletionSet): say so.
   const bool none_tracked = spec_.TrackedInstances() == 0 && !spec_.SingleNode();
   const std::string tasks =

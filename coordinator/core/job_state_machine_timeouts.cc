@@ -77,7 +77,22 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
         break;
     }
   }
+  ResolveHeldExits(now_ms, out);
+  RunDueRestarts(now_ms, out);
   RecomputeCheckAfter();
+}
+
+void JobStateMachine::ResolveHeldExits(int64_t now_ms, std::vector<Command>& out) {
+  for (auto it = held_exits_.begin(); it != held_exits_.end();) {
+    if (phase_ != JobPhase::kRunning || now_ms < it->second.until_ms) {
+      ++it;
+      continue;
+    }
+    TaskExited report = it->second.report;
+    it = held_exits_.erase(it);
+    TaskRecord* t = CurrentAttempt(report.task, report.attempt);
+    if (t != nullptr && !IsTerminal(t->state)) EndFromReport(*t, report, now_ms, out);
+  }
 }
 
 // A task that never registered, or stopped heartbeating, is LOST: no exit is known, and it counts
@@ -99,6 +114,7 @@ std::optional<int64_t> JobStateMachine::GroupDeadlineMs(size_t i) const {
   const GroupDependency& d = spec_.group_dependencies[i];
   // TonY evaluates them only once every task has been asked for.
   if (group_fired_[i] || stage_ < last_stage_ || d.members.empty()) return std::nullopt;
+  if (RestartPending()) return std::nullopt;  // a restarted member runs again
   int64_t group_end_ms = -1;
   bool dependent_running = false;
   for (const TaskRecord& t : tasks_) {
@@ -183,6 +199,13 @@ void JobStateMachine::RecomputeCheckAfter() {
   for (size_t i = 0; i < spec_.group_dependencies.size(); ++i) {
     if (std::optional<int64_t> deadline = GroupDeadlineMs(i)) LowerCheckAfter(*deadline);
   }
+  for (const auto& [task, held] : held_exits_) LowerCheckAfter(held.until_ms);
+  if (pending_task_restarts_ > 0) {
+    for (const TaskRecord& t : tasks_) {
+      if (t.restart_at_ms >= 0) LowerCheckAfter(t.restart_at_ms);
+    }
+  }
+  if (std::optional<int64_t> due = GangRestartDueMs()) LowerCheckAfter(*due);
 }
 
 std::optional<int64_t> JobStateMachine::NextDeadlineMs() const {

@@ -298,7 +298,26 @@ TEST(BuildTaskEnvTest, PyTorchTwoWorkersExactVariables) {
                     {"GROUP_WORLD_SIZE", "2"},
                     {"ROLE_RANK", "1"},
                     {"ROLE_WORLD_SIZE", "2"},
-                    {"NODE_RANK", "1"}}));
+                    {"NODE_RANK", "1"},
+                    {"TORCHELASTIC_RESTART_COUNT", "0"},
+                    {"TORCHELASTIC_MAX_RESTARTS", "0"}}));
+}
+
+TEST(BuildTaskEnvTest, PyTorchRestartedTaskSeesTorchrunsRestartCount) {
+  RoleSpec worker = Role("worker", 2);
+  worker.restart_policy = RestartPolicy::kOnFailure;
+  worker.max_restarts = 5;
+  JobSpec spec = Spec("pytorch", {worker}, "worker");
+  TaskEnvInput in;
+  in.spec = &spec;
+  in.cluster = {{"worker", {"m:29500", "b:2"}}};
+  in.role = "worker";
+  in.index = 1;
+  in.attempt = 2;
+  Result<EnvMap> env = PyTorchEnv(in);
+  ASSERT_TRUE(env.ok()) << env.status().message();
+  EXPECT_EQ(env->at("TORCHELASTIC_RESTART_COUNT"), "2");
+  EXPECT_EQ(env->at("TORCHELASTIC_MAX_RESTARTS"), "5");
 }
 
 TEST(BuildTaskEnvTest, PyTorchNprocPerTaskFollowsTorchrunNumbering) {
@@ -329,7 +348,9 @@ TEST(BuildTaskEnvTest, PyTorchNprocPerTaskFollowsTorchrunNumbering) {
                           {"GROUP_WORLD_SIZE", "3"},
                           {"ROLE_RANK", "3"},
                           {"ROLE_WORLD_SIZE", "4"},
-                          {"NODE_RANK", "2"}}));
+                          {"NODE_RANK", "2"},
+                          {"TORCHELASTIC_RESTART_COUNT", "0"},
+                          {"TORCHELASTIC_MAX_RESTARTS", "0"}}));
   in.role = "chief";
   in.index = 0;
   in.local_rank = 0;

@@ -1,0 +1,144 @@
+"""Restart policies on the local engine (README "Restarts"): a task killed with -9 restarts with
+its gang, a listed exit code restarts the task alone while its peer runs on untouched, and a used-up
+budget fails the job saying so. Each leaves no process behind (checked by scanning /proc)."""
+import json
+import os
+import signal
+
+from tonytest import (SYSTEM_PYTHON, assert_nothing_left, eventually, tony_xml, write)
+
+# Attempt 0 of worker:1 records its pid and waits to be killed (or exits with FIRST_EXIT); every
+# other attempt records what tony told it and exits 0 once the whole gang of its attempt is up.
+SCRIPT = """
+import os, sys, time
+log = os.environ["TONY_LOG_DIR"]
+attempt = int(os.environ["ATTEMPT_NUMBER"])
+index = int(os.environ["TASK_INDEX"])
+open(os.path.join(log, "user.pid"), "w").write(str(os.getpid()))
+open(os.path.join(log, "seen"), "w").write(f"{index} {attempt}")
+if index == 1 and attempt == 0:
+    code = int(os.environ.get("FIRST_EXIT", "0"))
+    if code:
+        sys.exit(code)
+    time.sleep(300)
+if index == 1 and os.environ.get("ALWAYS_EXIT"):
+    sys.exit(int(os.environ["ALWAYS_EXIT"]))
+time.sleep(float(os.environ.get("HOLD", "0")))
+"""
+
+
+def submit(tony, tmp_path, props, env=()):
+    src = tmp_path / "src"
+    write(str(src / "task.py"), SCRIPT)
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic",
+        "tony.worker.restart-backoff-ms": "200", **props})
+    args = ["submit", "--executes", "task.py", "--python_binary_path", SYSTEM_PYTHON,
+            "--src_dir", str(src), "--conf_file", conf]
+    for e in env:
+        args += ["--shell_env", e]
+    return tony.start(*args)
+
+
+def pid_file(task):
+    try:
+        return int(open(os.path.join(task["log_dir"], "user.pid")).read())
+    except (OSError, ValueError):
+        return None
+
+
+def wait_for_user_process(tony, role, index):
+    def running():
+        try:
+            return pid_file(tony.task(role, index))
+        except (OSError, ValueError, KeyError, IndexError):
+            return None
+    return eventually(running, timeout=60, what=f"{role}:{index}'s user process")
+
+
+def states_in_events(job_dir, task):
+    """(attempt, state) pairs of `task` in events.jsonl, in order."""
+    seen = []
+    for line in open(os.path.join(job_dir, "events.jsonl")):
+        e = json.loads(line)
+        if e.get("task") == task:
+            seen.append((e.get("attempt"), e.get("state")))
+    return seen
+
+
+def test_kill_9_of_a_user_process_restarts_its_gang_and_the_job_succeeds(tony, tmp_path):
+    proc = submit(tony, tmp_path, {"tony.worker.restart-policy": "on-failure",
+                                   "tony.worker.max-restarts": "2"}, env=["HOLD=1"])
+    victim = wait_for_user_process(tony, "worker", 1)
+    first_peer = wait_for_user_process(tony, "worker", 0)
+    os.kill(victim, signal.SIGKILL)
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == 0, out + err
+    assert "SUCCEEDED" in out
+    status = tony.status()
+    for index in (0, 1):
+        t = tony.task("worker", index)
+        assert t["attempt"] == 1 and t["state"] == "SUCCEEDED", t
+        # The new attempt's own log dir, and what the script saw there.
+        assert open(os.path.join(t["log_dir"], "seen")).read() == f"{index} 1"
+    w1 = tony.task("worker", 1)
+    assert w1["past_attempts"][0]["state"] == "FAILED"
+    assert w1["past_attempts"][0]["signal"] == 9
+    w0 = tony.task("worker", 0)
+    assert w0["past_attempts"][0]["state"] == "STOPPED"
+    assert "restarting the gang: task worker:1 failed: signal 9 (SIGKILL)" in \
+        w0["past_attempts"][0]["end_reason"]
+    assert pid_file(w0) != first_peer  # a gang restart starts every process again
+    assert w1["past_attempts"][0]["restart"].startswith(
+        "restart 1 of 2 (tony.worker.max-restarts) in 200 ms, gang scope: task worker:1 failed")
+    assert status["final_status"] == "SUCCEEDED"
+    assert "ATTEMPT" in out  # the table shows attempts once a task restarted
+    job_dir = tony.job_dir()
+    assert states_in_events(job_dir, "worker:1")[-1] == (1, "SUCCEEDED")
+    assert (0, "FAILED") in states_in_events(job_dir, "worker:1")
+    am_log = open(os.path.join(job_dir, "am.log")).read()
+    assert "worker:1 restarted: restart 1 of 2" in am_log
+    assert_nothing_left(tony.home)
+
+
+def test_a_listed_exit_code_restarts_the_task_alone_and_its_peer_runs_on(tony, tmp_path):
+    proc = submit(tony, tmp_path, {"tony.worker.restart-policy": "exit-code",
+                                   "tony.worker.restart-exit-codes": "75",
+                                   "tony.worker.restart-scope": "task"},
+                  env=["FIRST_EXIT=75", "HOLD=4"])
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == 0, out + err
+    w0, w1 = tony.task("worker", 0), tony.task("worker", 1)
+    assert w0["attempt"] == 0 and not w0.get("past_attempts"), w0  # never touched
+    assert w1["attempt"] == 1 and w1["state"] == "SUCCEEDED"
+    assert w1["past_attempts"][0]["state"] == "FAILED"
+    assert w1["past_attempts"][0]["exit_code"] == 75
+    assert "task scope" in w1["past_attempts"][0]["restart"]
+    assert_nothing_left(tony.home)
+
+
+def test_an_exit_code_not_listed_fails_the_job_at_once(tony, tmp_path):
+    proc = submit(tony, tmp_path, {"tony.worker.restart-policy": "exit-code",
+                                   "tony.worker.restart-exit-codes": "75"},
+                  env=["FIRST_EXIT=3", "HOLD=60"])
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == 1, out + err
+    assert "task worker:1 failed: exit 3" in out
+    assert tony.task("worker", 1)["attempt"] == 0
+    assert_nothing_left(tony.home)
+
+
+def test_a_used_up_budget_fails_the_job_saying_so(tony, tmp_path):
+    proc = submit(tony, tmp_path, {"tony.worker.restart-policy": "on-failure",
+                                   "tony.worker.restart-scope": "task",
+                                   "tony.worker.max-restarts": "1"},
+                  env=["FIRST_EXIT=3", "ALWAYS_EXIT=4", "HOLD=60"])
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == 1, out + err
+    assert ("task worker:1 failed: exit 4; no restart left (tony.worker.max-restarts = 1, "
+            "1 used)") in out
+    w1 = tony.task("worker", 1)
+    assert w1["attempt"] == 1 and w1["state"] == "FAILED" and w1["exit_code"] == 4
+    assert w1["past_attempts"][0]["exit_code"] == 3
+    assert_nothing_left(tony.home)
