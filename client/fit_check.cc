@@ -401,7 +401,8 @@ std::vector<FitGang> JobGangs(const JobSpec& spec, const Configuration& conf,
     FitAsk a = Ask(conf, prefix, {r.memory_mb, r.vcores, r.gpus}, min_allocation_mb);
     a.role = r.name;
     a.count = count;
-    a.count_setting = Setting(conf, prefix + ".instances");
+    // The preprocess task am:0 is one by tony.application.enable-preprocess, not by a count.
+    if (!r.preprocess) a.count_setting = Setting(conf, prefix + ".instances");
     a.node_label = r.node_label;
     if (!r.node_label.empty()) a.label_setting = prefix + ".node-label = " + r.node_label;
     return a;

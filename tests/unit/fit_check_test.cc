@@ -225,6 +225,23 @@ TEST(JobGangsTest, MemoryIsRoundedUpToTheSchedulersMinimumAllocation) {
   EXPECT_EQ(gangs[1].asks[0].resource.memory_mb, 2048);
 }
 
+TEST(JobGangsTest, ThePreprocessTaskIsAContainerOfItsOwnWithTheAmsResources) {
+  JobSpec spec = TwoStageSpec();
+  RoleSpec am;
+  am.name = "am";
+  am.instances = 1;
+  am.memory_mb = spec.am_memory_mb;
+  am.preprocess = true;
+  spec.roles.insert(spec.roles.begin(), am);
+  for (RoleSpec& r : spec.roles) r.stage += r.preprocess ? 0 : 1;
+  std::vector<FitGang> gangs = JobGangs(spec, Configuration::WithDefaults(), "", 0);
+  ASSERT_EQ(gangs.size(), 3u);
+  ASSERT_EQ(gangs[0].asks.size(), 2u);
+  EXPECT_EQ(gangs[0].asks[1].role, "am");
+  EXPECT_EQ(gangs[0].asks[1].memory_setting, "tony.am.memory = 2g");
+  EXPECT_EQ(gangs[0].asks[1].count_setting, "");
+}
+
 TEST(JobGangsTest, FcfsHoldsTheAmAndOneTaskAtATime) {
   JobSpec spec = TwoStageSpec();
   spec.mode = DistributedMode::kFcfs;
