@@ -7,10 +7,12 @@
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "client/bundle.h"
+#include "client/fit_check.h"
 #include "client/follow.h"
 #include "client/job_control.h"
 #include "client/job_record.h"
@@ -191,6 +193,74 @@ Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
   return Status::Ok();
 }
 
+// Whether the scheduler counts vcores when it places a container: CapacityScheduler's default
+// calculator places by memory alone (vcores then never keep a job from running), its
+// DominantResourceCalculator and the FairScheduler count them. The calculator is set in
+// capacity-scheduler.xml, which a client's conf dir may carry beside yarn-site.xml.
+bool SchedulerCountsVcores(const Cluster& c) {
+  Configuration scheduler = c.conf.raw;
+  std::string file = JoinPath(c.conf.conf_dir, "capacity-scheduler.xml");
+  if (!c.conf.conf_dir.empty() && PathExists(file)) (void)scheduler.AddFile(file);
+  std::string calculator = scheduler.GetOr("yarn.scheduler.capacity.resource-calculator", "");
+  std::string kind = scheduler.GetOr("yarn.resourcemanager.scheduler.class", "");
+  return calculator.find("DominantResourceCalculator") != std::string::npos ||
+         kind.find("FairScheduler") != std::string::npos;
+}
+
+// The queue's maximum share of the cluster: CapacityScheduler's absolute maximum capacity of the
+// default partition where it reports one (QueueConfigurationsProto), else maximumCapacity (which
+// CapacityScheduler gives relative to the parent queue: for a queue under another than root an
+// overestimate, which can only make the check refuse less; FairScheduler gives it of the cluster).
+// CapacityScheduler's maximum AM share (maxAMPercentage) is not checked: it lets the first
+// application of a queue start whatever that share, so it never keeps a job out for good.
+std::optional<FitQueue> QueueShare(const pb::QueueInfoProto& q, const std::string& name) {
+  double share = q.has_maximumcapacity() ? q.maximumcapacity() : -1;
+  for (const auto& entry : q.queueconfigurationsmap()) {
+    if (entry.partitionname().empty() && entry.queueconfigurations().has_absolutemaxcapacity()) {
+      share = entry.queueconfigurations().absolutemaxcapacity();
+    }
+  }
+  if (share <= 0 || share >= 1) return std::nullopt;  // unknown, or the whole cluster
+  return FitQueue{name, share};
+}
+
+// Refuses a job that can never fit the cluster (client/fit_check.h), from the nodes and the queue
+// the RM reports now. A call that fails refuses nothing: the check is skipped with a warning, and
+// an RM that cannot be reached at all meets the submission's own error path.
+Status CheckClusterFits(yarn::ApplicationClient& rm, const Cluster& c, const Configuration& conf,
+                        const JobSpec& spec) {
+  if (spec.skip_fit_check) return Status::Ok();
+  const std::string skipped = "; the check that the job fits the cluster is skipped";
+  auto reports = rm.GetClusterNodes();
+  if (!reports.ok()) {
+    std::cerr << "tony: warning: " << reports.status().message() << skipped << "\n";
+    return Status::Ok();
+  }
+  FitInput in;
+  for (const auto& r : *reports) {
+    if (r.node_state() != pb::NS_RUNNING) continue;
+    in.nodes.push_back(
+        {yarn::FromProto(r.capability()), {r.node_labels().begin(), r.node_labels().end()}});
+  }
+  if (in.nodes.empty()) {
+    std::cerr << "tony: warning: the ResourceManager reports no running NodeManager ("
+              << reports->size() << " known)" << skipped << "; the job waits for one\n";
+    return Status::Ok();
+  }
+  in.count_vcores = SchedulerCountsVcores(c);
+  // The scheduler rounds every ask up to its minimum allocation; only where yarn-site says it.
+  int64_t min_allocation_mb =
+      ParseInt64(c.conf.raw.GetOr("yarn.scheduler.minimum-allocation-mb", "")).value_or(0);
+  in.gangs = JobGangs(spec, conf, conf.GetOr("tony.application.node-label", ""), min_allocation_mb);
+  if (auto queue = rm.GetQueueInfo(spec.queue); queue.ok()) {
+    in.queue = QueueShare(*queue, spec.queue);
+  } else {
+    std::cerr << "tony: warning: " << queue.status().message() << "; the queue's capacity is not "
+              << "checked\n";
+  }
+  return CheckJobFits(in);
+}
+
 void RemoveStaging(const Cluster& c, const std::string& app_id) {
   auto deleted = MakeWebHdfs(c.conf, c.security)->Delete(StagingDir(c, app_id));
   if (!deleted.ok()) {
@@ -328,7 +398,11 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
                               Join(cluster->conf.RmAddresses(), ", ") + " for an application"),
                 kExitJobFailed);
   }
-  Status s = CheckFits(spec, yarn::FromProto(new_app->maximumcapability()));
+  // After getNewApplication, which leaves nothing on the cluster (it only hands out an id) and
+  // reports an RM that cannot be reached with the retries the job asked for; before anything is
+  // staged or submitted.
+  Status s = CheckClusterFits(rm, *cluster, conf, spec);
+  if (s.ok()) s = CheckFits(spec, yarn::FromProto(new_app->maximumcapability()));
   if (!s.ok()) return Fail(s);
   const pb::ApplicationIdProto& app = new_app->application_id();
   std::string app_id = yarn::ApplicationIdString(app);

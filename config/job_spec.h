@@ -115,6 +115,10 @@ struct JobSpec {
   // its rendezvous port and slot plan to a port file, as TonY's debug driver does.
   bool horovod_debug_driver = false;
 
+  // tony.application.skip-fit-check: submit to YARN without the check that the job can ever fit
+  // the cluster (client/fit_check.h).
+  bool skip_fit_check = false;
+
   int64_t am_memory_mb = 2048;
   int am_vcores = 1;
   int am_gpus = 0;

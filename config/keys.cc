@@ -55,6 +55,10 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
                "",
                "GANG: tasks start once all registered; FCFS: each starts on registration.",
                {"GANG", "FCFS"}});
+  k.push_back(Bool("tony.application.skip-fit-check", "false",
+                   "YARN: submit without first checking that every container, and the AM with "
+                   "each stage's tasks at once, fit the cluster's running NodeManagers and the "
+                   "queue's maximum capacity (for a cluster that grows)."));
   k.push_back(Bool("tony.application.enable-preprocess", "false",
                    "Run the command once as task am:0 before every other task; its line "
                    "\"Model parameters: <p>\" gives the tasks MODEL_PARAMS=<p>."));

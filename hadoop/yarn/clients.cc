@@ -179,6 +179,18 @@ Result<std::vector<pb::NodeReportProto>> ApplicationClient::GetClusterNodes() {
   return std::vector<pb::NodeReportProto>(r.nodereports().begin(), r.nodereports().end());
 }
 
+Result<pb::QueueInfoProto> ApplicationClient::GetQueueInfo(const std::string& queue) {
+  pb::GetQueueInfoRequestProto req;
+  req.set_queuename(queue);
+  req.set_includeapplications(false);
+  req.set_includechildqueues(false);
+  req.set_recursive(false);
+  pb::GetQueueInfoResponseProto r;
+  TONY_RETURN_IF_ERROR(
+      rpc_.Call("getQueueInfo", req, &r, kCallTimeout).WithContext("getQueueInfo " + queue));
+  return r.queueinfo();
+}
+
 Result<std::vector<pb::ApplicationReportProto>> ApplicationClient::GetApplications(
     const std::string& type, const std::string& user) {
   pb::GetApplicationsRequestProto req;

@@ -81,6 +81,8 @@ class ApplicationClient {
   // Asynchronous on the RM side: poll the report until KILLED (§4.3).
   Status ForceKillApplication(const pb::ApplicationIdProto& id, const std::string& diagnostics);
   Result<std::vector<pb::NodeReportProto>> GetClusterNodes();
+  // getQueueInfo for one queue (a leaf name or a path), without its applications or children.
+  Result<pb::QueueInfoProto> GetQueueInfo(const std::string& queue);
   // getApplications filtered by application type and user (either empty: any).
   Result<std::vector<pb::ApplicationReportProto>> GetApplications(const std::string& type,
                                                                   const std::string& user);

@@ -239,6 +239,33 @@ TEST_F(YarnIpcTest, TypedClientSeesBothNodeManagers) {
   EXPECT_EQ(report.status().code(), StatusCode::kNotFound);
 }
 
+// getQueueInfo (§4.3): what tony's pre-submit fit check reads of a queue. The minicluster's
+// CapacityScheduler has one queue, default, at 100% of the cluster; shares are fractions, and the
+// default partition's absolute ones are in queueConfigurationsMap. An unknown queue is no error:
+// the RM answers an empty QueueInfo.
+TEST_F(YarnIpcTest, TypedClientReportsTheDefaultQueuesCapacity) {
+  auto addr = cluster_->Address("yarn-site.xml", "yarn.resourcemanager.address");
+  ASSERT_TRUE(addr.ok());
+  yarn::ApplicationClient rm(addr->first, addr->second);
+  auto queue = rm.GetQueueInfo("default");
+  ASSERT_TRUE(queue.ok()) << queue.status().ToString();
+  EXPECT_EQ(queue->queuename(), "default");
+  EXPECT_FLOAT_EQ(queue->maximumcapacity(), 1.0f);
+  EXPECT_EQ(queue->schedulertype(), "CapacityScheduler");
+  bool default_partition = false;
+  for (const auto& entry : queue->queueconfigurationsmap()) {
+    if (!entry.partitionname().empty()) continue;
+    default_partition = true;
+    EXPECT_FLOAT_EQ(entry.queueconfigurations().absolutemaxcapacity(), 1.0f);
+    EXPECT_FLOAT_EQ(entry.queueconfigurations().maxampercentage(), 1.0f);
+  }
+  EXPECT_TRUE(default_partition) << queue->DebugString();
+  auto unknown = rm.GetQueueInfo("no-such-queue");
+  ASSERT_TRUE(unknown.ok()) << unknown.status().ToString();
+  EXPECT_FALSE(unknown->has_queuename());
+  EXPECT_FALSE(unknown->has_maximumcapacity());
+}
+
 // An unmanaged AM through the typed clients: asks for 2 containers (one priority), gets them with
 // their NMTokens, starts one that exits 7 and one that sleeps, stops the sleeper (-105, §4.5),
 // and unregisters; the ask total is not re-sent (no excess containers).

@@ -128,6 +128,7 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.am.resources",
                                          "tony.am.command",
                                          "tony.application.enable-preprocess",
+                                         "tony.application.skip-fit-check",
                                          "tony.horovod.driver.mode.debug",
                                          "tony.application.hdfs-conf-path",
                                          "tony.application.yarn-conf-path",

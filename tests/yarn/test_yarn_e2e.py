@@ -7,6 +7,7 @@ import glob
 import json
 import os
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -154,10 +155,94 @@ def test_more_memory_than_any_node_is_refused_before_submitting(minicluster, tmp
     submitted = rm_rest(minicluster, "metrics")["clusterMetrics"]["appsSubmitted"]
     r = submit(tony, tmp_path, **{"tony.worker.memory": "64g"})
     assert r.returncode == 2, r.stdout + r.stderr
-    assert "tony.worker.memory" in r.stderr and "largest container" in r.stderr, r.stderr
+    assert "tony.worker.memory = 64g" in r.stderr, r.stderr
+    assert "the largest NodeManager has 4096 MB" in r.stderr, r.stderr
     # Refused before submission: no application reached the RM, no job record was left.
     assert rm_rest(minicluster, "metrics")["clusterMetrics"]["appsSubmitted"] == submitted
     assert tony.jobs() == [], tony.jobs()
+
+
+# The pre-submit fit check (client/fit_check.h). These jobs keep the AM's default memory (2g).
+def submit_unfitting(tony, tmp_path, *extra, **props):
+    src = tmp_path / "src"
+    write(str(src / "job.py"), "print('never runs')\n")
+    conf = {"tony.application.framework": "pytorch", "tony.worker.instances": "2",
+            "tony.worker.memory": "4g"}
+    conf.update(props)
+    xml = tony_xml(str(tmp_path / "tony.xml"), conf)
+    return ["submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
+            "--src_dir", str(src), "--conf_file", xml, *extra]
+
+
+def staged_apps(conf_dir):
+    """The application dirs under the user's HDFS staging root (WebHDFS LISTSTATUS)."""
+    http = site_property(conf_dir, "hdfs-site.xml", "dfs.namenode.http-address")
+    user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
+    url = f"http://{http}/webhdfs/v1/user/{user}/.tony?op=LISTSTATUS&user.name={user}"
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return sorted(f["pathSuffix"] for f in json.load(r)["FileStatuses"]["FileStatus"])
+    except urllib.error.HTTPError as e:
+        assert e.code == 404, e
+        return []
+
+
+def assert_refused_leaving_nothing(tony, conf_dir, r, submitted, staged):
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "tony.application.skip-fit-check=true" in r.stderr, r.stderr
+    assert "submitted" not in r.stdout, r.stdout
+    assert rm_rest(conf_dir, "metrics")["clusterMetrics"]["appsSubmitted"] == submitted
+    assert staged_apps(conf_dir) == staged
+    assert tony.jobs() == [], tony.jobs()
+
+
+def test_a_gang_that_can_never_fit_is_refused_naming_the_numbers(minicluster, tmp_path):
+    # Two 4 GB workers and the 2 GB AM on two 4 GB NodeManagers: YARN would start the AM and one
+    # worker and keep the other asked for forever.
+    tony = yarn_tony(tmp_path, minicluster)
+    submitted = rm_rest(minicluster, "metrics")["clusterMetrics"]["appsSubmitted"]
+    staged = staged_apps(minicluster)
+    start = time.monotonic()
+    r = tony.run(*submit_unfitting(tony, tmp_path), timeout=60)
+    assert time.monotonic() - start < 30, "refused within seconds"
+    assert ("tony: error: the job can never run on this cluster: the AM (2048 MB) and 2 worker "
+            "containers of 4096 MB (10240 MB in all) cannot all be placed on 2 NodeManagers of "
+            "4096 MB each; the gang needs all of them at once (tony.am.memory = 2g, "
+            "tony.worker.memory = 4g, tony.worker.instances = 2)") in r.stderr, r.stderr
+    assert_refused_leaving_nothing(tony, minicluster, r, submitted, staged)
+
+    r = tony.run(*submit_unfitting(tony, tmp_path, "--conf", "tony.worker.memory=8g"), timeout=60)
+    assert ("tony: error: the job can never run on this cluster: a worker container needs 8192 MB "
+            "(tony.worker.memory = 8g) but the largest NodeManager has 4096 MB (2 nodes running)"
+            ) in r.stderr, r.stderr
+    assert_refused_leaving_nothing(tony, minicluster, r, submitted, staged)
+
+
+def test_skip_fit_check_submits_a_job_that_does_not_fit(minicluster, tmp_path):
+    tony = yarn_tony(tmp_path, minicluster)
+    proc = tony.start(*submit_unfitting(tony, tmp_path, "--conf",
+                                        "tony.application.skip-fit-check=true"))
+    try:
+        def submitted():
+            for job in tony.jobs():
+                try:
+                    return job if rm_app(minicluster, job)["state"] else None
+                except urllib.error.HTTPError:
+                    return None
+            return None
+        app_id = eventually(submitted, timeout=60, interval=0.5, what="the application submitted")
+        k = tony.run("kill", app_id, timeout=120)
+        assert k.returncode == 0, k.stdout + k.stderr
+        out, err = proc.communicate(timeout=120)
+        assert "can never run" not in err, err
+        assert f"application {app_id} submitted" in out, out + err
+        assert rm_app(minicluster, app_id)["state"] == "KILLED"
+        assert not staging_exists(minicluster, app_id)
+        assert_nothing_left(app_id, timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_kill_moves_the_application_to_killed_and_leaves_nothing_running(minicluster, tmp_path):

@@ -152,7 +152,7 @@ def test_more_gpus_than_a_node_has_are_refused_before_submitting(minicluster, tm
     r = submit_quick(tony, tmp_path, **{"tony.worker.gpus": "3"})
     assert r.returncode == 2, r.stdout + r.stderr
     assert "tony.worker.gpus" in r.stderr and "yarn.io/gpu:3" in r.stderr, r.stderr
-    assert "largest container" in r.stderr and "yarn.io/gpu:2" in r.stderr, r.stderr
+    assert "the largest NodeManager has yarn.io/gpu:2" in r.stderr, r.stderr
     r = submit_quick(tony, tmp_path, **{"tony.am.gpus": "3"})
     assert r.returncode == 2, r.stdout + r.stderr
     assert "tony.am.gpus" in r.stderr, r.stderr

@@ -1,0 +1,429 @@
+#include "client/fit_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "common/strings.h"
+#include "config/keys.h"
+
+namespace tony::client {
+namespace {
+
+namespace yarn = hadoop::yarn;
+
+constexpr char kNever[] = "the job can never run on this cluster: ";
+
+std::string WayOut() {
+  return " (" + std::string(kSkipFitCheckKey) +
+         "=true submits it anyway, for a cluster that will grow)";
+}
+
+// Which amounts a message shows: memory always, the others where they matter.
+struct Shown {
+  bool vcores = false;
+  bool gpus = false;
+};
+
+std::string Plural(int64_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string Amounts(const yarn::Resource& r, Shown shown) {
+  std::string s = std::to_string(r.memory_mb) + " MB";
+  if (shown.vcores) s += ", " + Plural(r.vcores, "vcore", "vcores");
+  if (shown.gpus) s += ", " + std::string(yarn::kGpuResource) + ":" + std::to_string(r.gpus);
+  return s;
+}
+
+bool HasLabel(const FitNode& node, const std::string& label) {
+  return label.empty() ||
+         std::find(node.labels.begin(), node.labels.end(), label) != node.labels.end();
+}
+
+bool Holds(const yarn::Resource& room, const yarn::Resource& want, bool count_vcores) {
+  return want.memory_mb <= room.memory_mb && want.gpus <= room.gpus &&
+         (!count_vcores || want.vcores <= room.vcores);
+}
+
+std::string ContainerName(const FitAsk& a) {
+  if (a.am) return "the AM container";
+  bool vowel = !a.role.empty() && std::string("aeiou").find(a.role[0]) != std::string::npos;
+  return (vowel ? "an " : "a ") + a.role + " container";
+}
+
+// The packing search: containers in decreasing order, each tried on the nodes in order (the first
+// path it walks is first-fit decreasing), backtracking when one fits nowhere.
+class Packer {
+ public:
+  Packer(const std::vector<FitNode>& nodes, const FitGang& gang, bool count_vcores, int64_t budget)
+      : nodes_(nodes), count_vcores_(count_vcores), budget_(budget) {
+    for (const FitNode& n : nodes) room_.push_back(n.capability);
+    for (const FitAsk& a : gang.asks) {
+      for (int i = 0; i < a.count; ++i) items_.push_back(&a);
+    }
+    // Labelled containers first (they have the fewest places), then the largest.
+    std::stable_sort(items_.begin(), items_.end(), [](const FitAsk* x, const FitAsk* y) {
+      auto key = [](const FitAsk* a) {
+        return std::make_tuple(!a->node_label.empty(), a->resource.memory_mb, a->resource.gpus,
+                               a->resource.vcores);
+      };
+      return key(x) > key(y);
+    });
+    placed_on_.assign(items_.size(), 0);
+  }
+
+  Packing Run() {
+    if (items_.empty()) return Packing::kFits;
+    return Place(0);
+  }
+
+ private:
+  Packing Place(size_t i) {
+    if (i == items_.size()) return Packing::kFits;
+    const FitAsk& item = *items_[i];
+    // Two equal containers are interchangeable: the second goes no earlier than the first,
+    // so no placement is tried twice in another order.
+    size_t first = i > 0 && items_[i - 1] == items_[i] ? placed_on_[i - 1] : 0;
+    // A node left like one already tried (same room, same labels) leads to the same result.
+    std::vector<std::pair<yarn::Resource, const FitNode*>> tried;
+    bool unknown = false;
+    for (size_t n = first; n < nodes_.size(); ++n) {
+      if (!HasLabel(nodes_[n], item.node_label) || !Holds(room_[n], item.resource, count_vcores_)) {
+        continue;
+      }
+      bool same = std::any_of(tried.begin(), tried.end(), [&](const auto& t) {
+        return SameRoom(t.first, room_[n]) && t.second->labels == nodes_[n].labels;
+      });
+      if (same) continue;
+      tried.emplace_back(room_[n], &nodes_[n]);
+      if (--budget_ < 0) return Packing::kUnknown;
+      Take(n, item.resource, 1);
+      placed_on_[i] = n;
+      Packing rest = Place(i + 1);
+      Take(n, item.resource, -1);
+      if (rest == Packing::kFits) return rest;
+      if (rest == Packing::kUnknown) unknown = true;
+      if (budget_ < 0) return Packing::kUnknown;
+    }
+    return unknown ? Packing::kUnknown : Packing::kCannot;
+  }
+
+  bool SameRoom(const yarn::Resource& a, const yarn::Resource& b) const {
+    return a.memory_mb == b.memory_mb && a.gpus == b.gpus &&
+           (!count_vcores_ || a.vcores == b.vcores);
+  }
+
+  void Take(size_t n, const yarn::Resource& r, int sign) {
+    room_[n].memory_mb -= sign * r.memory_mb;
+    room_[n].vcores -= sign * r.vcores;
+    room_[n].gpus -= sign * r.gpus;
+  }
+
+  const std::vector<FitNode>& nodes_;
+  bool count_vcores_;
+  int64_t budget_;
+  std::vector<yarn::Resource> room_;
+  std::vector<const FitAsk*> items_;
+  std::vector<size_t> placed_on_;
+};
+
+// The RUNNING nodes a container may go to, and how to name them in a message.
+std::vector<const FitNode*> NodesFor(const std::vector<FitNode>& nodes, const FitAsk& a) {
+  std::vector<const FitNode*> out;
+  for (const FitNode& n : nodes) {
+    if (HasLabel(n, a.node_label)) out.push_back(&n);
+  }
+  return out;
+}
+
+// One container larger than every node it may go to.
+Status CheckContainer(const std::vector<FitNode>& nodes, const FitAsk& a, bool count_vcores) {
+  std::vector<const FitNode*> eligible = NodesFor(nodes, a);
+  std::string running = Plural(static_cast<int64_t>(nodes.size()), "node", "nodes") + " running";
+  if (eligible.empty()) {
+    return ResourceExhausted(kNever + ContainerName(a) + " asks for node label " + a.node_label +
+                             " (" + a.label_setting + ") but none of the " + running +
+                             " has that label" + WayOut());
+  }
+  for (const FitNode* n : eligible) {
+    if (Holds(n->capability, a.resource, count_vcores)) return Status::Ok();
+  }
+  yarn::Resource largest;
+  for (const FitNode* n : eligible) {
+    largest.memory_mb = std::max(largest.memory_mb, n->capability.memory_mb);
+    largest.vcores = std::max(largest.vcores, n->capability.vcores);
+    largest.gpus = std::max(largest.gpus, n->capability.gpus);
+  }
+  std::string which = "the largest NodeManager";
+  if (!a.node_label.empty()) {
+    which += " labelled " + a.node_label + " (" + a.label_setting + ")";
+    running = Plural(static_cast<int64_t>(eligible.size()), "node", "nodes") + " of the " +
+              running + " with that label";
+  }
+  auto refuse = [&](const std::string& needs, const std::string& setting, const std::string& has) {
+    return ResourceExhausted(kNever + ContainerName(a) + " needs " + needs + " (" + setting +
+                             ") but " + which + " has " + has + " (" + running + ")" + WayOut());
+  };
+  if (a.resource.memory_mb > largest.memory_mb) {
+    return refuse(std::to_string(a.resource.memory_mb) + " MB", a.memory_setting,
+                  std::to_string(largest.memory_mb) + " MB");
+  }
+  if (a.resource.gpus > largest.gpus) {
+    std::string gpus = std::string(yarn::kGpuResource) + ":" + std::to_string(a.resource.gpus);
+    if (largest.gpus == 0) {
+      return ResourceExhausted(kNever + ContainerName(a) + " needs " + gpus + " (" +
+                               a.gpus_setting + ") but this cluster has no GPUs: no running " +
+                               "NodeManager offers " + std::string(yarn::kGpuResource) +
+                               (a.node_label.empty() ? "" : " with label " + a.node_label) +
+                               " (it needs yarn.resource-types=yarn.io/gpu and NodeManagers "
+                               "with GPUs)" +
+                               WayOut());
+    }
+    return refuse(gpus, a.gpus_setting,
+                  std::string(yarn::kGpuResource) + ":" + std::to_string(largest.gpus));
+  }
+  if (count_vcores && a.resource.vcores > largest.vcores) {
+    return refuse(Plural(a.resource.vcores, "vcore", "vcores"), a.vcores_setting,
+                  Plural(largest.vcores, "vcore", "vcores"));
+  }
+  // Every amount fits some node, but no node has all of them.
+  Shown shown{count_vcores, a.resource.gpus > 0};
+  std::string settings = a.memory_setting;
+  if (shown.vcores) settings += ", " + a.vcores_setting;
+  if (shown.gpus) settings += ", " + a.gpus_setting;
+  std::vector<std::string> caps;
+  for (const FitNode* n : eligible) {
+    std::string c = Amounts(n->capability, shown);
+    if (std::find(caps.begin(), caps.end(), c) == caps.end()) caps.push_back(c);
+  }
+  return ResourceExhausted(kNever + ContainerName(a) + " needs " + Amounts(a.resource, shown) +
+                           " (" + settings + ") but no NodeManager has all of it at once (" +
+                           running + ": " + Join(caps, "; ") + ")" + WayOut());
+}
+
+yarn::Resource Total(const FitGang& gang) {
+  yarn::Resource t;
+  for (const FitAsk& a : gang.asks) {
+    t.memory_mb += a.resource.memory_mb * a.count;
+    t.vcores += a.resource.vcores * a.count;
+    t.gpus += a.resource.gpus * a.count;
+  }
+  return t;
+}
+
+// "the AM (2048 MB) and 2 worker containers of 4096 MB (10240 MB in all)".
+std::string DescribeGang(const FitGang& gang, Shown shown) {
+  std::vector<std::string> parts;
+  for (const FitAsk& a : gang.asks) {
+    if (a.am) {
+      parts.push_back("the AM (" + Amounts(a.resource, shown) + ")");
+    } else {
+      parts.push_back(Plural(a.count, a.role + " container", a.role + " containers") + " of " +
+                      Amounts(a.resource, shown));
+    }
+  }
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) s += i + 1 == parts.size() ? " and " : ", ";
+    s += parts[i];
+  }
+  return s + " (" + Amounts(Total(gang), shown) + " in all)";
+}
+
+// "2 NodeManagers of 4096 MB each", or "3 NodeManagers (2 of 4096 MB, 1 of 8192 MB)".
+std::string DescribeNodes(const std::vector<FitNode>& nodes, Shown shown) {
+  std::vector<std::pair<std::string, int>> kinds;
+  for (const FitNode& n : nodes) {
+    std::string c = Amounts(n.capability, shown);
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == c; });
+    if (it == kinds.end()) {
+      kinds.emplace_back(c, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  std::string s = Plural(static_cast<int64_t>(nodes.size()), "NodeManager", "NodeManagers");
+  if (kinds.size() == 1) return s + " of " + kinds[0].first + (nodes.size() > 1 ? " each" : "");
+  std::vector<std::string> parts;
+  parts.reserve(kinds.size());
+  for (const auto& [c, n] : kinds) parts.push_back(std::to_string(n) + " of " + c);
+  return s + " (" + Join(parts, ", ") + ")";
+}
+
+std::string GangSettings(const FitGang& gang, Shown shown) {
+  std::vector<std::string> s;
+  for (const FitAsk& a : gang.asks) {
+    s.push_back(a.memory_setting);
+    if (shown.vcores) s.push_back(a.vcores_setting);
+    if (shown.gpus && a.resource.gpus > 0) s.push_back(a.gpus_setting);
+    if (!a.count_setting.empty()) s.push_back(a.count_setting);
+    if (!a.label_setting.empty()) s.push_back(a.label_setting);
+  }
+  return Join(s, ", ");
+}
+
+Status CheckGang(const std::vector<FitNode>& nodes, const FitGang& gang, bool count_vcores) {
+  if (PackGang(nodes, gang, count_vcores) != Packing::kCannot) return Status::Ok();
+  bool gpus = false;
+  for (const FitAsk& a : gang.asks) gpus = gpus || a.resource.gpus > 0;
+  // Vcores are named only when they are what does not fit.
+  Shown shown{count_vcores && PackGang(nodes, gang, false) != Packing::kCannot, gpus};
+  std::string labels;
+  for (const FitAsk& a : gang.asks) {
+    if (a.node_label.empty()) continue;
+    labels +=
+        "; " + std::string(a.am ? "the AM" : a.role + " containers") + " can only go to the " +
+        Plural(static_cast<int64_t>(NodesFor(nodes, a).size()), "NodeManager", "NodeManagers") +
+        " labelled " + a.node_label;
+  }
+  return ResourceExhausted(kNever + DescribeGang(gang, shown) + " cannot all be placed on " +
+                           DescribeNodes(nodes, shown) + labels +
+                           "; the gang needs all of them at once (" + GangSettings(gang, shown) +
+                           ")" + WayOut());
+}
+
+std::string Percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g%%", fraction * 100);
+  return buf;
+}
+
+// The queue's maximum capacity is a share of the whole cluster (every partition: an
+// overestimate where nodes have labels, which can only make the check refuse less).
+Status CheckQueue(const std::vector<FitNode>& nodes, const FitGang& gang, const FitQueue& queue,
+                  bool count_vcores) {
+  yarn::Resource cluster;
+  for (const FitNode& n : nodes) {
+    cluster.memory_mb += n.capability.memory_mb;
+    cluster.vcores += n.capability.vcores;
+    cluster.gpus += n.capability.gpus;
+  }
+  yarn::Resource total = Total(gang);
+  // Half a unit of slack: the RM rounds the share; a job exactly at the limit fits.
+  auto over = [&](int64_t want, int64_t of) {
+    return static_cast<double>(want) > static_cast<double>(of) * queue.max_fraction + 0.5;
+  };
+  bool gpus = total.gpus > 0;
+  Shown shown{count_vcores && over(total.vcores, cluster.vcores), gpus};
+  if (!over(total.memory_mb, cluster.memory_mb) && !shown.vcores &&
+      !(gpus && over(total.gpus, cluster.gpus))) {
+    return Status::Ok();
+  }
+  yarn::Resource limit{
+      static_cast<int64_t>(std::floor(static_cast<double>(cluster.memory_mb) * queue.max_fraction)),
+      static_cast<int>(std::floor(cluster.vcores * queue.max_fraction)),
+      static_cast<int64_t>(std::floor(static_cast<double>(cluster.gpus) * queue.max_fraction))};
+  return ResourceExhausted("the job can never run in queue " + queue.name +
+                           " (tony.yarn.queue = " + queue.name + "): " + DescribeGang(gang, shown) +
+                           " exceed the queue's maximum capacity, " + Percent(queue.max_fraction) +
+                           " of the cluster's " + Amounts(cluster, shown) + " (" +
+                           Amounts(limit, shown) + "); the gang needs all of them at once (" +
+                           GangSettings(gang, shown) + ")" + WayOut());
+}
+
+// "tony.worker.memory = 4g": the value as the job has it, else the key's default.
+std::string Setting(const Configuration& conf, const std::string& key) {
+  std::optional<std::string> v = conf.Get(key);
+  if (!v) {
+    const KeySpec* spec = FindKeySpec(key);
+    v = spec == nullptr ? "" : std::string(spec->default_value);
+  }
+  return key + " = " + std::string(Trim(*v));
+}
+
+int64_t RoundUp(int64_t mb, int64_t step) {
+  if (step <= 0) return mb;
+  mb = std::max(mb, step);
+  return (mb + step - 1) / step * step;
+}
+
+FitAsk Ask(const Configuration& conf, const std::string& prefix, const yarn::Resource& r,
+           int64_t min_allocation_mb) {
+  FitAsk a;
+  a.resource = r;
+  a.resource.memory_mb = RoundUp(r.memory_mb, min_allocation_mb);
+  a.memory_setting = Setting(conf, prefix + ".memory");
+  if (a.resource.memory_mb != r.memory_mb) {
+    a.memory_setting += ", rounded up to a multiple of yarn.scheduler.minimum-allocation-mb = " +
+                        std::to_string(min_allocation_mb);
+  }
+  a.vcores_setting = Setting(conf, prefix + ".vcores");
+  a.gpus_setting = Setting(conf, prefix + ".gpus");
+  return a;
+}
+
+}  // namespace
+
+Packing PackGang(const std::vector<FitNode>& nodes, const FitGang& gang, bool count_vcores,
+                 int64_t budget) {
+  // The sums first: quick, and exact for what they refuse.
+  yarn::Resource total = Total(gang);
+  yarn::Resource room;
+  for (const FitNode& n : nodes) {
+    room.memory_mb += n.capability.memory_mb;
+    room.vcores += n.capability.vcores;
+    room.gpus += n.capability.gpus;
+  }
+  if (!Holds(room, total, count_vcores)) return Packing::kCannot;
+  return Packer(nodes, gang, count_vcores, budget).Run();
+}
+
+Status CheckJobFits(const FitInput& in) {
+  if (in.nodes.empty()) return Status::Ok();
+  for (const FitGang& gang : in.gangs) {
+    for (const FitAsk& a : gang.asks) {
+      TONY_RETURN_IF_ERROR(CheckContainer(in.nodes, a, in.count_vcores));
+    }
+  }
+  for (const FitGang& gang : in.gangs) {
+    TONY_RETURN_IF_ERROR(CheckGang(in.nodes, gang, in.count_vcores));
+  }
+  if (!in.queue) return Status::Ok();
+  for (const FitGang& gang : in.gangs) {
+    TONY_RETURN_IF_ERROR(CheckQueue(in.nodes, gang, *in.queue, in.count_vcores));
+  }
+  return Status::Ok();
+}
+
+std::vector<FitGang> JobGangs(const JobSpec& spec, const Configuration& conf,
+                              const std::string& am_node_label, int64_t min_allocation_mb) {
+  FitAsk am =
+      Ask(conf, "tony.am", {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}, min_allocation_mb);
+  am.am = true;
+  am.node_label = am_node_label;
+  if (!am_node_label.empty()) am.label_setting = "tony.application.node-label = " + am_node_label;
+  auto role_ask = [&](const RoleSpec& r, int count) {
+    const std::string prefix = "tony." + r.name;
+    FitAsk a = Ask(conf, prefix, {r.memory_mb, r.vcores, r.gpus}, min_allocation_mb);
+    a.role = r.name;
+    a.count = count;
+    // The preprocess task am:0 is one by tony.application.enable-preprocess, not by a count.
+    if (!r.preprocess) a.count_setting = Setting(conf, prefix + ".instances");
+    a.node_label = r.node_label;
+    if (!r.node_label.empty()) a.label_setting = prefix + ".node-label = " + r.node_label;
+    return a;
+  };
+  std::vector<FitGang> gangs;
+  if (spec.mode == DistributedMode::kFcfs) {
+    for (const RoleSpec& r : spec.roles) {
+      if (r.instances > 0) gangs.push_back({{am, role_ask(r, 1)}});
+    }
+    return gangs;
+  }
+  std::map<int, FitGang> stages;
+  for (const RoleSpec& r : spec.roles) {
+    if (r.instances <= 0) continue;
+    FitGang& g = stages[r.stage];
+    if (g.asks.empty()) g.asks.push_back(am);
+    g.asks.push_back(role_ask(r, r.instances));
+  }
+  for (auto& [stage, gang] : stages) gangs.push_back(std::move(gang));
+  if (gangs.empty()) gangs.push_back({{am}});
+  return gangs;
+}
+
+}  // namespace tony::client
