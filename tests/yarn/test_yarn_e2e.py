@@ -22,6 +22,9 @@ print(f"hello from {role}:{index} rank={os.environ.get('RANK')} world={os.enviro
 if os.environ.get("MODE") == "fail1" and index == 1:
     print("worker 1 is about to fail", file=sys.stderr, flush=True)
     sys.exit(3)
+if os.environ.get("MODE") == "restart1" and index == 1 and os.environ["ATTEMPT_NUMBER"] == "0":
+    print("worker 1 attempt 0 exits 75", file=sys.stderr, flush=True)
+    sys.exit(75)
 """
 
 
@@ -135,6 +138,34 @@ def test_failing_worker_fails_the_application_with_its_reason(minicluster, tmp_p
     # The failing task's stderr, from its NodeManager.
     logs = tony.run("logs", app_id, "--task", "worker:1", "--stream", "stderr")
     assert "worker 1 is about to fail" in logs.stdout, logs.stdout + logs.stderr
+
+
+def test_a_gang_restart_runs_every_task_again_in_new_containers(minicluster, tmp_path):
+    tony = yarn_tony(tmp_path, minicluster)
+    r = submit(tony, tmp_path, "--shell_env", "MODE=restart1",
+               **{"tony.worker.restart-policy": "exit-code",
+                  "tony.worker.restart-exit-codes": "75",
+                  "tony.worker.restart-backoff-ms": "100"})
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    app_id = app_id_from(r.stdout)
+    assert f"job {app_id} SUCCEEDED" in r.stdout, out
+    status = tony.status(app_id)
+    used = set()
+    for t in status["tasks"]:
+        assert t["attempt"] == 1 and t["state"] == "SUCCEEDED", t
+        past = t["past_attempts"][0]
+        assert past["container_id"] != t["container_id"], t
+        used |= {past["container_id"], t["container_id"]}
+    assert len(used) == 4  # a new container for every task of the gang
+    w1 = next(t for t in status["tasks"] if t["index"] == 1)
+    assert w1["past_attempts"][0]["exit_code"] == 75
+    assert "restart 1 of 3 (tony.worker.max-restarts)" in w1["past_attempts"][0]["restart"]
+    assert rm_app(minicluster, app_id)["finalStatus"] == "SUCCEEDED"
+    # The restarted task's logs are those of its new attempt, from its new container.
+    logs = tony.run("logs", app_id, "--task", "worker:1", "--stream", "stderr")
+    assert logs.returncode == 0, logs.stdout + logs.stderr
+    assert "exits 75" not in logs.stdout
 
 
 def test_tasks_spread_over_both_node_managers(minicluster, tmp_path):
