@@ -132,6 +132,7 @@ std::string ReasonWords(const rpc::TaskStatus& task, const rpc::JobStatus& statu
   }
   if (!task.end_reason().empty()) return task.end_reason();
   if (!task.awaits().empty()) return "waits for " + task.awaits() + " to serve";
+  if (!task.waits_for().empty()) return "waits for " + task.waits_for();
   if (task.state() != "NEW" || task.stage().empty() || task.stage() == "preprocess") return "";
   // Stages run in this order; a NEW task waits for the one before its own.
   static const char* const kOrder[] = {"preprocess", "prepare", "training"};

@@ -573,8 +573,12 @@ Result<std::string> ReadJobFileFromHdfs(const std::string& uri, const Configurat
   auto cluster = LoadCluster(conf_dir, login);
   if (!cluster.ok()) return cluster.status().WithContext(what);
   const std::string default_fs = cluster->conf.default_fs;  // hdfs://authority
-  const std::string default_authority =
-      StartsWith(default_fs, "hdfs://") ? default_fs.substr(7, default_fs.find('/', 7) - 7) : "";
+  std::string default_authority;
+  if (auto fs_uri = ParseNameNodeUri(default_fs, "fs.defaultFS");
+      fs_uri.ok() && fs_uri->scheme == "hdfs") {
+    default_authority =
+        fs_uri->host + (fs_uri->port >= 0 ? ":" + std::to_string(fs_uri->port) : "");
+  }
   if (!authority.empty() && authority != default_authority) {
     return InvalidArgument(what +
                            ": tony reads job files from the cluster's default file system "

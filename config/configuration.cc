@@ -11,7 +11,6 @@
 namespace tony {
 namespace {
 
-constexpr char kDefaultsSource[] = "built-in defaults";
 constexpr char kOverrideSource[] = "--conf";
 // Hadoop's Configuration.MAX_SUBST: bounds ${...} expansion, so a value referring to itself
 // stays literal instead of looping.

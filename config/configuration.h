@@ -23,10 +23,15 @@
 
 namespace tony {
 
+// The source of a value that no file or flag set: the key registry's default.
+inline constexpr char kDefaultsSource[] = "built-in defaults";
+
 struct ConfigValue {
   std::string value;
-  std::string source;  // "built-in defaults", a file path, or "--conf"
+  std::string source;  // kDefaultsSource, a file path, or "--conf"
   bool final = false;
+  // True when only the key registry set it (no file, no --conf).
+  bool FromDefaults() const { return source == kDefaultsSource; }
 };
 
 class Configuration {

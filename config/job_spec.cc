@@ -396,6 +396,7 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.application_timeout_ms = v.Long("tony.application.timeout", 0);
   spec.registration_timeout_ms = v.Long("tony.container.registration.timeout");
   spec.allocation_timeout_ms = v.Long("tony.container.allocation.timeout");
+  spec.gang_timeout_ms = v.Long("tony.application.gang-timeout-ms", 0);
   spec.heartbeat_interval_ms = v.Long("tony.task.heartbeat-interval-ms", 1);
   spec.max_missed_heartbeats = v.Int("tony.task.max-missed-heartbeats", 1);
   if (!v.IsSet(spec.execution_timeout_key) && v.IsSet("tony.worker.timeout")) {

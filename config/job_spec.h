@@ -93,6 +93,7 @@ struct JobSpec {
   int64_t application_timeout_ms = 0;    // 0: none
   int64_t registration_timeout_ms = -1;  // tony.container.registration.timeout; <= 0: none
   int64_t allocation_timeout_ms = -1;    // tony.container.allocation.timeout; <= 0: none
+  int64_t gang_timeout_ms = 0;           // tony.application.gang-timeout-ms; 0: none
   int64_t heartbeat_interval_ms = 1000;
   int max_missed_heartbeats = 25;
   int64_t execution_timeout_ms = 0;  // from execution_timeout_key

@@ -179,6 +179,10 @@ void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
 void AddContainerKeys(std::vector<KeySpec>& k) {
   k.push_back(Ms("tony.container.registration.timeout", "-1",
                  "Time from allocation to registration; <= 0: off."));
+  k.push_back(Ms("tony.application.gang-timeout-ms", "0",
+                 "Time for every container of a stage's gang to be allocated (from the stage's "
+                 "start or its gang restart); the job then fails naming what is missing. 0: "
+                 "wait as long as YARN takes."));
   k.push_back(Ms("tony.container.allocation.timeout", "-1",
                  "Time for all tasks to register in GANG mode; <= 0: off."));
   k.push_back(List("tony.containers.resources", "", "Resources for every container."));

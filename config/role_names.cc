@@ -70,7 +70,7 @@ std::vector<std::string> UntrackedRoleWarnings(const Configuration& conf, const 
   constexpr char kKey[] = "tony.application.untracked.jobtypes";
   std::vector<std::string> warnings;
   const ConfigValue* value = conf.Find(kKey);
-  if (value == nullptr || value->source == "built-in defaults") return warnings;
+  if (value == nullptr || value->FromDefaults()) return warnings;
   for (const std::string& name : SplitTrimmed(value->value, ',')) {
     // "ps" is TonY's default, carried into the value when a framework appends its own roles.
     if (name.empty() || name == "ps" || spec.FindRole(name) != nullptr) continue;

@@ -11,7 +11,6 @@
 namespace tony::config_internal {
 namespace {
 
-constexpr char kDefaultsSource[] = "built-in defaults";
 constexpr char kMaxTotalMemoryKey[] = "tony.task.max-total-memory";
 
 bool FitsInt(int64_t v) {
@@ -39,7 +38,7 @@ std::vector<std::string> SplitDots(const std::string& s) {
 
 bool Validator::IsSet(const std::string& key) const {
   const ConfigValue* v = conf_.Find(key);
-  return v != nullptr && v->source != kDefaultsSource;
+  return v != nullptr && !v->FromDefaults();
 }
 
 Validator::Field Validator::Lookup(const std::string& key) const {
@@ -260,7 +259,7 @@ std::vector<std::string> UnsupportedKeyWarnings(const Configuration& conf) {
   std::vector<std::string> warnings;
   for (const auto& [key, value] : conf.entries()) {
     const KeySpec* spec = FindKeySpec(key);
-    if (spec == nullptr || spec->unsupported.empty() || value.source == kDefaultsSource) continue;
+    if (spec == nullptr || spec->unsupported.empty() || value.FromDefaults()) continue;
     // A flag's own key (--src_dir sets tony.src-dir): the flag did what the key describes.
     if (StartsWith(value.source, "--") && value.source != "--conf") continue;
     // Set to what TonY would do anyway (e.g. tony.am.retry-count=0): nothing is lost.

@@ -511,6 +511,13 @@ rpc::JobStatus Coordinator::Snapshot() const {
       ts->set_awaits(role->awaits);
     }
     ts->set_restart(t.restart);
+    if (const RoleSpec* role = machine_.spec().FindRole(t.id.role);
+        t.state == core::TaskState::kNew && t.stage == machine_.stage() && t.restart_at_ms < 0 &&
+        role != nullptr && machine_.phase() == core::JobPhase::kRunning) {
+      ts->set_waits_for("a container of " + std::to_string(role->memory_mb) + " MB, " +
+                        std::to_string(role->vcores) + " vcores" +
+                        (role->gpus > 0 ? ", " + std::to_string(role->gpus) + " GPUs" : ""));
+    }
     for (const core::PastAttempt& past : t.past_attempts) {
       rpc::PastAttempt* p = ts->add_past_attempts();
       p->set_attempt(past.attempt);

@@ -95,7 +95,7 @@ Status AddHorovodDriver(Configuration& conf, const std::string& python) {
   const bool debug = DebugDriver(conf);
   if (!debug) {
     for (const auto& [key, value] : conf.entries()) {
-      if (!StartsWith(key, "tony.driver.") || value.source == "built-in defaults") continue;
+      if (!StartsWith(key, "tony.driver.") || value.FromDefaults()) continue;
       return InvalidArgument(key + SetBy(&value) +
                              ": tony.application.framework = horovod runs its own driver task; "
                              "set " +
@@ -115,7 +115,7 @@ Status AddHorovodDriver(Configuration& conf, const std::string& python) {
                              "rendezvous driver (e.g. TonY's horovod_debug_driver.py)");
     }
     const ConfigValue* instances = conf.Find("tony.driver.instances");
-    if (instances != nullptr && instances->source != "built-in defaults" &&
+    if (instances != nullptr && !instances->FromDefaults() &&
         ParseInt64(Trim(instances->value)).value_or(-1) != 1) {
       return InvalidArgument("tony.driver.instances = \"" + instances->value + "\"" +
                              SetBy(instances) + ": the horovod driver is one task (set it to 1)");
@@ -123,7 +123,7 @@ Status AddHorovodDriver(Configuration& conf, const std::string& python) {
     conf.Set("tony.driver.instances", "1", source);
     auto unset = [&](const char* key) {
       const ConfigValue* v = conf.Find(key);
-      return v == nullptr || v->source == "built-in defaults";
+      return v == nullptr || v->FromDefaults();
     };
     if (unset("tony.driver.vcores")) conf.Set("tony.driver.vcores", "1", source);
     if (unset("tony.driver.memory")) conf.Set("tony.driver.memory", "512m", source);

@@ -36,7 +36,9 @@
 //    running timeout_ms after the last of them ended, the job fails; with `ignored` the role's
 //    running tasks are no longer waited for instead (untracked, as TonY makes them), and the job
 //    may complete without them.
-//  * Timeouts, checked on every event including Tick: application timeout (from Start);
+//  * Timeouts, checked on every event including Tick: application timeout (from Start); gang
+//    timeout (JobSpec::gang_timeout_ms: every container of the stage allocated within it, from
+//    the stage's start or its gang restart; the message names the containers still missing);
 //    registration timeout (per task, from its container allocation); allocation timeout (GANG:
 //    every task registered within it, from Start); heartbeat loss (no heartbeat for
 //    heartbeat_interval_ms * max(3, max_missed_heartbeats) after registration): the task is LOST,
@@ -299,6 +301,12 @@ class JobStateMachine {
   std::optional<int64_t> GroupDeadlineMs(size_t i) const;
   void FireGroupTimeout(size_t i, int64_t now_ms, std::vector<Command>& out);
   std::optional<int64_t> TaskDeadlineMs(const TaskRecord& t) const;
+  // When the stage's gang must have every container (JobSpec::gang_timeout_ms), or nullopt: off,
+  // or every container of the stage is there.
+  std::optional<int64_t> GangDeadlineMs() const;
+  // "1 of 2 worker containers of 4096 MB, 1 vcores allocated", per role of the stage missing
+  // some; empty when none is missing.
+  std::string MissingContainers() const;
   int64_t HeartbeatExpiryMs() const;
   void LowerCheckAfter(int64_t deadline_ms);
   void RecomputeCheckAfter();

@@ -17,7 +17,7 @@ constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
 // A deadline that has passed. Job-wide ones carry no task.
 struct Expired {
-  enum Kind { kApplication, kAllocation, kTask, kGroup };
+  enum Kind { kApplication, kGang, kAllocation, kTask, kGroup };
   int64_t at_ms;
   Kind kind;
   size_t task = 0;
@@ -42,6 +42,9 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
       spec_.allocation_timeout_ms > 0 && now_ms >= stage_start_ms_ + spec_.allocation_timeout_ms) {
     expired.push_back({stage_start_ms_ + spec_.allocation_timeout_ms, Expired::kAllocation});
   }
+  if (std::optional<int64_t> gang = GangDeadlineMs(); gang && now_ms >= *gang) {
+    expired.push_back({*gang, Expired::kGang});
+  }
   for (size_t i = 0; i < tasks_.size(); ++i) {
     std::optional<int64_t> deadline = TaskDeadlineMs(tasks_[i]);
     if (deadline && now_ms >= *deadline) expired.push_back({*deadline, Expired::kTask, i});
@@ -60,15 +63,26 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
                    " ms (tony.application.timeout)",
                now_ms, out);
         break;
-      case Expired::kAllocation:
+      case Expired::kGang:
+        Decide(FinalStatus::kFailed,
+               "the gang" +
+                   (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
+                   " was not allocated within " + std::to_string(spec_.gang_timeout_ms) +
+                   " ms (tony.application.gang-timeout-ms): " + MissingContainers(),
+               now_ms, out);
+        break;
+      case Expired::kAllocation: {
+        std::string missing = MissingContainers();
         Decide(FinalStatus::kFailed,
                "only " + std::to_string(stage_registered_[stage_]) + " of " +
                    std::to_string(stage_tasks_[stage_]) + " tasks" +
                    (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
                    " registered within " + std::to_string(spec_.allocation_timeout_ms) +
-                   " ms (tony.container.allocation.timeout)",
+                   " ms (tony.container.allocation.timeout)" +
+                   (missing.empty() ? "" : "; " + missing),
                now_ms, out);
         break;
+      }
       case Expired::kTask:
         FailTimedOutTask(tasks_[e.task], now_ms, out);
         break;
@@ -108,6 +122,39 @@ void JobStateMachine::FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vecto
   out.push_back(StopTask{t.id, t.attempt, t.container_id, why});
   EndTask(t, TaskState::kLost, std::nullopt, 0, why, why, now_ms);
   AfterTaskEnded(t, Describe(t) + (t.registered_ms < 0 ? " " : " lost: ") + why, now_ms, out);
+}
+
+std::optional<int64_t> JobStateMachine::GangDeadlineMs() const {
+  if (spec_.gang_timeout_ms <= 0 || phase_ != JobPhase::kRunning || stage_start_ms_ < 0) {
+    return std::nullopt;
+  }
+  for (const TaskRecord& t : tasks_) {
+    if (t.stage == stage_ && t.state == TaskState::kNew && t.restart_at_ms < 0) {
+      return stage_start_ms_ + spec_.gang_timeout_ms;
+    }
+  }
+  return std::nullopt;  // every container of the stage was allocated
+}
+
+std::string JobStateMachine::MissingContainers() const {
+  std::vector<std::string> parts;
+  for (const RoleSpec& role : spec_.roles) {
+    if (role.stage != stage_) continue;
+    int allocated = 0;
+    int total = 0;
+    for (const TaskRecord& t : tasks_) {
+      if (t.id.role != role.name) continue;
+      ++total;
+      if (t.state != TaskState::kNew) ++allocated;
+    }
+    if (allocated == total) continue;
+    parts.push_back(std::to_string(allocated) + " of " + std::to_string(total) + " " + role.name +
+                    " containers of " + std::to_string(role.memory_mb) + " MB, " +
+                    std::to_string(role.vcores) + " vcores" +
+                    (role.gpus > 0 ? ", " + std::to_string(role.gpus) + " GPUs" : "") +
+                    " allocated");
+  }
+  return Join(parts, ", ");
 }
 
 std::optional<int64_t> JobStateMachine::GroupDeadlineMs(size_t i) const {
@@ -199,6 +246,7 @@ void JobStateMachine::RecomputeCheckAfter() {
   for (size_t i = 0; i < spec_.group_dependencies.size(); ++i) {
     if (std::optional<int64_t> deadline = GroupDeadlineMs(i)) LowerCheckAfter(*deadline);
   }
+  if (std::optional<int64_t> gang = GangDeadlineMs()) LowerCheckAfter(*gang);
   for (const auto& [task, held] : held_exits_) LowerCheckAfter(held.until_ms);
   if (pending_task_restarts_ > 0) {
     for (const TaskRecord& t : tasks_) {

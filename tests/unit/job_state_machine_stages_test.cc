@@ -176,7 +176,8 @@ TEST_F(StagesTest, AllocationTimeoutCountsFromTheStagesStartAndNamesTheStage) {
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
   EXPECT_EQ(sm_->final_message(),
             "only 2 of 3 tasks of the training stage registered within 10000 ms "
-            "(tony.container.allocation.timeout)");
+            "(tony.container.allocation.timeout); 0 of 1 ps containers of 1024 MB, 2 vcores "
+            "allocated");
 }
 
 TEST_F(StagesTest, KillDuringThePrepareStageLeavesTrainingTasksNotStarted) {

@@ -365,13 +365,50 @@ TEST_F(JobStateMachineTest, AllocationTimeoutFailsAGangThatNeverGathers) {
   auto out = TickAt(started + 10'000);
   EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
   EXPECT_EQ(sm_->final_message(),
-            "only 1 of 3 tasks registered within 10000 ms (tony.container.allocation.timeout)");
+            "only 1 of 3 tasks registered within 10000 ms (tony.container.allocation.timeout); "
+            "2 of 3 worker containers of 3072 MB, 2 vcores, 1 GPUs allocated");
   EXPECT_EQ(All<StopTask>(out).size(), 2u);
   // The task that never got a container needs no stopping.
   const TaskRecord* w2 = sm_->FindTask(T("worker", 2));
   EXPECT_EQ(w2->state, TaskState::kNotStarted);
   // Containers arriving now are not wanted.
   EXPECT_TRUE(Has<ReleaseContainer>(Allocate("worker")));
+}
+
+TEST_F(JobStateMachineTest, GangTimeoutFailsAHalfAllocatedGangNamingWhatIsMissing) {
+  JobSpec spec = MakeSpec({{"ps", 1, /*untracked=*/true}, {"worker", 2}});
+  spec.gang_timeout_ms = 60'000;
+  Create(spec);
+  const int64_t started = now_;
+  Start();
+  Allocate("worker");
+  ASSERT_EQ(sm_->NextDeadlineMs(), started + 60'000);
+  TickAt(started + 59'999);
+  EXPECT_EQ(sm_->phase(), JobPhase::kRunning);
+  auto out = TickAt(started + 60'000);
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kFailed);
+  EXPECT_EQ(sm_->final_message(),
+            "the gang was not allocated within 60000 ms (tony.application.gang-timeout-ms): 0 of "
+            "1 ps containers of 1024 MB, 2 vcores allocated, 1 of 2 worker containers of 2048 "
+            "MB, 2 vcores, 1 GPUs allocated");
+  EXPECT_EQ(All<StopTask>(out).size(), 1u);  // the worker that had its container
+}
+
+TEST_F(JobStateMachineTest, GangTimeoutIsOffByDefaultAndEndsOnceEveryContainerCame) {
+  JobSpec spec = MakeSpec({{"worker", 2}});
+  spec.heartbeat_interval_ms = 0;
+  Create(spec);
+  Start();
+  Allocate("worker");
+  EXPECT_FALSE(sm_->NextDeadlineMs().has_value());  // off: YARN may take its time
+  spec.gang_timeout_ms = 1000;
+  Create(spec);
+  Start();
+  Allocate("worker");
+  Allocate("worker");  // registration is not the gang timeout's business
+  TickAt(now_ + 5000);
+  EXPECT_EQ(sm_->phase(), JobPhase::kRunning);
+  EXPECT_FALSE(sm_->NextDeadlineMs().has_value());
 }
 
 TEST_F(JobStateMachineTest, AllocationTimeoutDoesNotApplyOnceTheGangGathered) {

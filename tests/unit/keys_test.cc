@@ -144,6 +144,7 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.task.executor.execution.error-message-max-depth",
                                          "tony.container.registration.timeout",
                                          "tony.container.allocation.timeout",
+                                         "tony.application.gang-timeout-ms",
                                          "tony.application.prepare-stage",
                                          "tony.application.group.<group>",
                                          "tony.application.dependency.<role>.timeout.after.<group>",

@@ -171,5 +171,40 @@ TEST(ReasonWordsTest, ATaskHeldForAPublishingTaskSaysWhichOne) {
   EXPECT_EQ(ReasonWords(*w, status), "");
 }
 
+TEST(ReasonWordsTest, ANewTaskSaysWhatContainerItWaitsFor) {
+  rpc::JobStatus status;
+  rpc::TaskStatus* w = AddTask(&status, "worker", 1, "NEW");
+  w->set_waits_for("a container of 4096 MB, 1 vcores");
+  EXPECT_EQ(ReasonWords(*w, status), "waits for a container of 4096 MB, 1 vcores");
+}
+
+TEST(ReasonWordsTest, AnEndedTaskAwaitingItsRestartSaysSoWhileTheJobRuns) {
+  rpc::JobStatus status;
+  status.set_phase(rpc::RUNNING);
+  rpc::TaskStatus* w = AddTask(&status, "worker", 1, "FAILED");
+  w->set_exit_code(3);
+  w->set_restart(
+      "restart 1 of 3 (tony.worker.max-restarts) in 1000 ms, gang scope: task "
+      "worker:1 failed: exit 3");
+  EXPECT_EQ(ReasonWords(*w, status),
+            "restarting: restart 1 of 3 (tony.worker.max-restarts) in 1000 ms, gang scope: task "
+            "worker:1 failed: exit 3");
+  status.set_phase(rpc::STOPPING);  // the job ended first: no restart comes
+  EXPECT_EQ(ReasonWords(*w, status), "");
+}
+
+TEST(RenderTaskTableTest, TheAttemptColumnShowsOnceATaskRestarted) {
+  rpc::JobStatus status;
+  AddTask(&status, "worker", 0, "RUNNING");
+  rpc::TaskStatus* w1 = AddTask(&status, "worker", 1, "RUNNING");
+  EXPECT_THAT(Lines(RenderTaskTable(status))[0], Not(HasSubstr("ATTEMPT")));
+  w1->set_attempt(2);
+  auto lines = Lines(RenderTaskTable(status));
+  EXPECT_THAT(Words(lines[0]),
+              ElementsAre("ROLE", "INDEX", "ATTEMPT", "STATE", "HOST:PORT", "EXIT"));
+  EXPECT_THAT(Words(lines[1]), ElementsAre("worker", "0", "0", "RUNNING", "-", "-"));
+  EXPECT_THAT(Words(lines[2]), ElementsAre("worker", "1", "2", "RUNNING", "-", "-"));
+}
+
 }  // namespace
 }  // namespace tony::client

@@ -276,6 +276,41 @@ def test_skip_fit_check_submits_a_job_that_does_not_fit(minicluster, tmp_path):
             proc.wait()
 
 
+def test_a_gang_the_busy_cluster_does_not_give_fails_at_the_gang_timeout(minicluster, tmp_path):
+    # Another job holds a 3 GB worker on each NodeManager: the second job fits the cluster (the
+    # pre-submit check lets it in) but YARN cannot give its 3 GB worker now.
+    src = tmp_path / "src"
+    write(str(src / "sleepy.py"), "import time\ntime.sleep(300)\n")
+    busy = yarn_tony(tmp_path / "busy", minicluster)
+    busy_xml = tony_xml(str(tmp_path / "busy.xml"), {
+        "tony.application.framework": "pytorch", "tony.worker.instances": "2",
+        "tony.worker.memory": "3g", "tony.am.memory": "256m"})
+    blocker = busy.start("submit", "--executes", "sleepy.py", "--python_binary_path",
+                         SYSTEM_PYTHON, "--src_dir", str(src), "--conf_file", busy_xml)
+    try:
+        busy_id = eventually(busy.running_job, timeout=180, interval=0.5,
+                             what="the busy job's workers running")
+        tony = yarn_tony(tmp_path, minicluster)
+        xml = tony_xml(str(tmp_path / "tony.xml"), {
+            "tony.application.framework": "pytorch", "tony.worker.instances": "1",
+            "tony.worker.memory": "3g", "tony.am.memory": "256m",
+            "tony.application.gang-timeout-ms": "5000"})
+        r = tony.run("submit", "--executes", "sleepy.py", "--python_binary_path", SYSTEM_PYTHON,
+                     "--src_dir", str(src), "--conf_file", xml, timeout=180)
+        out = r.stdout + r.stderr
+        assert r.returncode == 1, out
+        assert ("the gang was not allocated within 5000 ms (tony.application.gang-timeout-ms): "
+                "0 of 1 worker containers of 3072 MB, 1 vcores allocated") in r.stdout, out
+        app_id = app_id_from(r.stdout)
+        assert rm_app(minicluster, app_id)["finalStatus"] == "FAILED"
+        assert tony.task("worker", 0)["state"] == "NOT_STARTED"
+        assert busy.running_job() == busy_id  # the other job was never touched
+    finally:
+        k = busy.run("kill", busy.jobs()[-1], timeout=120) if busy.jobs() else None
+        blocker.communicate(timeout=120)
+        assert k is not None and k.returncode == 0, k and (k.stdout + k.stderr)
+
+
 def test_kill_moves_the_application_to_killed_and_leaves_nothing_running(minicluster, tmp_path):
     tony = yarn_tony(tmp_path, minicluster)
     src = tmp_path / "src"
