@@ -29,7 +29,9 @@ const std::vector<FlagSpec>& SubmitFlags() {
        "(yarn engine, Kerberos) run the job as this user on behalf of the login; the cluster's "
        "hadoop.proxyuser.* must allow it (tony.kerberos.proxy-user)"},
       {"sidecar_tensorboard_log_dir", true, false, "(not yet supported)"},
-      {"debug", false, false, "keep staged files"},
+      {"debug", false, false,
+       "keep the staged job (the job dir's staging/; on YARN its HDFS staging dir too) and say "
+       "where it is"},
       {"help", false, false, "this help"},
   };
   return kFlags;

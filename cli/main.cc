@@ -60,6 +60,7 @@ int RunSubmit(const std::vector<std::string>& args) {
   o.principal = flags->Get("principal");
   o.keytab = flags->Get("keytab");
   o.proxy_user = flags->Get("proxy_user");
+  o.debug = flags->Has("debug");
   auto self = SelfExecutable();
   if (!self.ok()) {
     std::cerr << "tony: error: " << self.status().message() << "\n";
@@ -72,13 +73,14 @@ int RunSubmit(const std::vector<std::string>& args) {
 int RunCoordinator(const std::vector<std::string>& args) {
   SetLogComponent("am");
   auto flags = ParseFlags(args, {{"job-dir", true, false, "the job directory"},
-                                 {"engine", true, false, "local (default) or yarn"}});
+                                 {"engine", true, false, "local (default) or yarn"},
+                                 {"keep-staging", false, false, "tony submit --debug"}});
   AmEngineFactory factory = flags.ok() ? EngineFactoryFor(flags->Get("engine")) : nullptr;
   if (!flags.ok() || !flags->Has("job-dir") || factory == nullptr) {
-    TONY_LOG(kError) << "usage: tony am --job-dir <dir> [--engine local|yarn]";
+    TONY_LOG(kError) << "usage: tony am --job-dir <dir> [--engine local|yarn] [--keep-staging]";
     return 2;
   }
-  return RunAm(flags->Get("job-dir"), factory);
+  return RunAm(flags->Get("job-dir"), factory, flags->Has("keep-staging"));
 }
 
 int RunLogs(const std::vector<std::string>& args) {

@@ -7,22 +7,44 @@
 namespace tony::client {
 namespace {
 
+Status CheckEntry(const std::string& key, const std::string& entry, const ResourceRef& ref,
+                  bool yarn) {
+  if (ref.remote && !yarn) {
+    return InvalidArgument(key + " entry " + entry + ": the local engine cannot fetch " +
+                           ref.scheme + ":// resources (YARN localizes them: --engine yarn)");
+  }
+  if (!ref.remote && !PathExists(ref.source)) {
+    return InvalidArgument(key + " entry " + entry + ": no such file or directory " + ref.source);
+  }
+  if (!ref.remote && ref.archive && IsDirectory(ref.source)) {
+    return InvalidArgument(key + " entry " + entry + ": #archive names a directory, not an " +
+                           "archive (a directory is shipped as it is without #archive)");
+  }
+  return Status::Ok();
+}
+
 Status CheckEntries(const std::string& key, const std::string& value, bool yarn) {
   for (const std::string& entry : SplitTrimmed(value, ',')) {
     TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
-    if (ref.remote && !yarn) {
-      return InvalidArgument(key + " entry " + entry + ": the local engine cannot fetch " +
-                             ref.scheme + ":// resources (YARN localizes them: --engine yarn)");
-    }
-    if (!ref.remote && !PathExists(ref.source)) {
-      return InvalidArgument(key + " entry " + entry + ": no such file or directory " + ref.source);
-    }
-    if (!ref.remote && ref.archive && IsDirectory(ref.source)) {
-      return InvalidArgument(key + " entry " + entry + ": #archive names a directory, not an " +
-                             "archive (a directory is shipped as it is without #archive)");
-    }
+    TONY_RETURN_IF_ERROR(CheckEntry(key, entry, ref, yarn));
   }
   return Status::Ok();
+}
+
+// The framework archive of tony.application.hadoop.location (config/resources.h), named as the
+// user wrote it; a directory is not a tarball.
+Status CheckHadoopLocation(const Configuration& conf, bool yarn) {
+  const std::string key = "tony.application.hadoop.location";
+  const std::string location(Trim(conf.GetOr(key, "")));
+  if (location.empty()) return Status::Ok();
+  TONY_ASSIGN_OR_RETURN(std::string entry, HadoopLocationResource(location));
+  TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
+  if (!ref.remote && IsDirectory(ref.source)) {
+    return InvalidArgument(key + " " + location +
+                           ": a directory; it names a Hadoop tarball (.tar.gz, .tgz, .tar or "
+                           ".zip) that every task container unpacks");
+  }
+  return CheckEntry(key, location, ref, yarn);
 }
 
 Status StageOne(const ResourceRef& ref, const std::string& dir) {
@@ -43,7 +65,7 @@ Status CheckResources(const Configuration& conf, const JobSpec& spec, bool yarn)
   for (const std::string& key : keys) {
     TONY_RETURN_IF_ERROR(CheckEntries(key, conf.GetOr(key, ""), yarn));
   }
-  return Status::Ok();
+  return CheckHadoopLocation(conf, yarn);
 }
 
 Status StageLocalResources(const JobSpec& spec, const history::JobPaths& paths) {

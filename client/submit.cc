@@ -212,6 +212,7 @@ Result<StartedCoordinator> StartCoordinator(const SubmitOptions& o, const histor
   ::fcntl(ready[1], F_SETFD, 0);
   SpawnOptions so;
   so.argv = {o.tony_binary, "am", "--job-dir", paths.root};
+  if (o.debug) so.argv.push_back("--keep-staging");
   so.env = CurrentEnvironment();
   so.env[kReadyFdEnv] = std::to_string(ready[1]);
   // The secret goes on a pipe, never into the job dir: the job's tasks run as this user and can
@@ -464,8 +465,9 @@ int Submit(const SubmitOptions& o) {
   }
   std::cout << "tony: job " << job_id << " on the " << engine << " engine (" << spec->framework
             << ", " << spec->TotalInstances() << " tasks)\n"
-            << "tony: job dir " << paths.root << "\n"
-            << std::flush;
+            << "tony: job dir " << paths.root << "\n";
+  if (o.debug) std::cout << "tony: --debug: the staged job is kept in " << paths.Staging() << "\n";
+  std::cout << std::flush;
 
   InstallInterruptHandlers();
 
@@ -479,6 +481,7 @@ int Submit(const SubmitOptions& o) {
   ::close(started->ready_fd);
   if (!am.ok()) {
     KillSession(am_pid);
+    if (!o.debug) (void)RemoveAll(paths.Staging());
     std::cerr << "tony: error: " << am.status().message() << "\n";
     return kExitJobFailed;
   }
@@ -495,7 +498,10 @@ int Submit(const SubmitOptions& o) {
     KillSession(am_pid);
     ::waitpid(am_pid, &st, 0);
   }
+  // The coordinator removes it as it exits; not when it was killed first.
+  if (!o.debug) (void)RemoveAll(paths.Staging());
   std::cout << RenderSummary(final_status) << std::flush;
+  if (o.debug) std::cout << "tony: --debug: the staged job is in " << paths.Staging() << "\n";
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
 }
 

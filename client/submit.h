@@ -26,6 +26,9 @@ struct SubmitOptions {
   std::string keytab;                       // --keytab: tony.kerberos.keytab
   std::string proxy_user;                   // --proxy_user: tony.kerberos.proxy-user
   std::string tony_binary;                  // this executable
+  // --debug (TonY's): the staged job (the job dir's staging/, on YARN the HDFS staging dir too)
+  // stays after the job; by default it goes once the job has ended.
+  bool debug = false;
 };
 
 // Exit codes: 0 the job succeeded; 1 it failed or was killed; 2 bad input, nothing started.

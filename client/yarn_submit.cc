@@ -157,6 +157,16 @@ Result<StagedResources> StageResources(hadoop::hdfs::WebHdfs& fs, const Cluster&
       if (scope.am) out.am.push_back(*r);
     }
   }
+  // The job's own Hadoop, for every task container (the AM runs no JVM): an ARCHIVE the NM
+  // unpacks into JobSpec::hadoop_archive.
+  const std::string location(Trim(conf.GetOr("tony.application.hadoop.location", "")));
+  if (!location.empty()) {
+    TONY_ASSIGN_OR_RETURN(std::string entry, HadoopLocationResource(location));
+    TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
+    TONY_ASSIGN_OR_RETURN(std::optional<engine::YarnResource> r,
+                          LocalizeResource(fs, c, ref, false, paths, remote_dir, n++));
+    if (r) out.tasks.push_back(*r);
+  }
   return out;
 }
 
@@ -261,7 +271,14 @@ Status CheckClusterFits(yarn::ApplicationClient& rm, const Cluster& c, const Con
   return CheckJobFits(in);
 }
 
+// The marker a --debug job leaves in its job dir, so that `tony kill` keeps its staging dir too.
+constexpr char kKeepStagingFile[] = "keep-staging";
+
+// The job's staging dir on HDFS and its local copies in the job dir; not a --debug job's.
 void RemoveStaging(const Cluster& c, const std::string& app_id) {
+  const history::JobPaths paths(history::JobsRoot() + "/" + app_id);
+  if (PathExists(JoinPath(paths.root, kKeepStagingFile))) return;  // tony submit --debug
+  (void)RemoveAll(paths.Staging());
   auto deleted = MakeWebHdfs(c.conf, c.security)->Delete(StagingDir(c, app_id));
   if (!deleted.ok()) {
     std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
@@ -412,6 +429,10 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   std::string secret = RandomHex(32);
   s = MakeDirs(paths.root, 0700);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
+  if (s.ok() && o.debug) {
+    s = WriteFileAtomic(JoinPath(paths.root, kKeepStagingFile),
+                        "tony submit --debug: the staged job stays\n");
+  }
   std::string bundle;
   if (s.ok()) {
     auto staged = StageLocally(o, paths);
@@ -508,8 +529,9 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   if (spec.docker_enabled) {
     yarn::AddDockerRuntime(&sub.am_container, spec.am_docker_image, spec.docker_mounts);
   }
-  // The AM removes the staging dir once it has unregistered, should this client be gone by then.
-  yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
+  // The AM removes the staging dir once it has unregistered, should this client be gone by then
+  // (not a --debug job's).
+  if (!o.debug) yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
   yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());
   yarn::AddEnvironment(&sub.am_container, engine::kStagingUserEnv, cluster->user);
   std::vector<std::string> namenodes = cluster->conf.NameNodeHttpAddresses();
@@ -530,6 +552,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     return Fail(s, kExitJobFailed);
   }
   RecordClusterConf(*cluster, paths.root);
+  // Uploaded: the local copies are no longer needed (a --debug job keeps them).
+  if (!o.debug) (void)RemoveAll(paths.Staging());
   std::string tracking;
   if (auto r = rm.GetApplicationReport(app); r.ok()) tracking = r->trackingurl();
   std::cout << "tony: job " << app_id << " on the yarn engine (" << spec.framework << ", "
@@ -537,8 +561,13 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
             << "tony: application " << app_id << " submitted to the ResourceManager "
             << rm.Current().ToString() << "\n"
             << "tony: tracking URL " << (tracking.empty() ? "(none yet)" : tracking) << "\n"
-            << "tony: job dir " << paths.root << "\n"
-            << std::flush;
+            << "tony: job dir " << paths.root << "\n";
+  std::string fs_root = cluster->conf.default_fs;
+  while (!fs_root.empty() && fs_root.back() == '/') fs_root.pop_back();
+  const std::string debug_note = "tony: --debug: the staged job is kept in " + paths.Staging() +
+                                 " and " + fs_root + remote + "\n";
+  if (o.debug) std::cout << debug_note;
+  std::cout << std::flush;
 
   InstallInterruptHandlers();
 
@@ -551,7 +580,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   }
   RemoveStaging(*cluster, app_id);
   std::cout << "tony: application " << app_id << " " << yarn_state << "\n"
-            << RenderSummary(final_status) << std::flush;
+            << RenderSummary(final_status) << (o.debug ? debug_note : "") << std::flush;
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
 }
 

@@ -230,6 +230,26 @@ void CheckResources(Validator& v, const std::string& key) {
   }
 }
 
+// tony.application.hadoop.location: an archive every task container localizes (the coordinator
+// runs no JVM and needs none); tony.application.hadoop.classpath: the tasks' CLASSPATH.
+void AddHadoopFramework(Validator& v, JobSpec& spec) {
+  spec.hadoop_classpath = v.List("tony.application.hadoop.classpath");
+  const std::string key = "tony.application.hadoop.location";
+  const std::string location(Trim(v.String(key)));
+  if (location.empty()) return;
+  Result<std::string> entry = HadoopLocationResource(location);
+  if (!entry.ok()) {
+    v.AddError(v.Describe(key) + ": " + entry.status().message() +
+               "; expected the URI or path of a Hadoop tarball, with #ALIAS for its directory's "
+               "name");
+    return;
+  }
+  Result<ResourceRef> ref = ParseResourceRef(*entry);
+  if (!ref.ok()) return;  // HadoopLocationResource parsed it
+  spec.hadoop_archive = ref->name;
+  for (RoleSpec& r : spec.roles) r.resources.push_back(*entry);
+}
+
 void CheckTotals(Validator& v, const std::vector<RoleSpec>& roles) {
   CheckTotal(v, roles, "instances", [](const RoleSpec&) -> int64_t { return 1; });
   CheckTotal(v, roles, "gpus", [](const RoleSpec& r) -> int64_t { return r.gpus; });
@@ -457,6 +477,7 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
   for (std::string& res : v.List("tony.containers.resources")) spec.am_resources.push_back(res);
   // Only when nothing else is wrong: a bad instances value would otherwise be reported twice.
   if (v.ok()) AddPreprocessRole(v, spec);
+  AddHadoopFramework(v, spec);
   if (spec.docker_enabled) {
     // A container without an image would run outside Docker, unlike what the job asked for.
     std::vector<std::string> missing;

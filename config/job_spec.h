@@ -112,6 +112,12 @@ struct JobSpec {
   std::string python_exec_path;             // tony.python-exec-path
   std::string python_venv;                  // tony.python-venv (path to the venv zip)
   std::string src_dir;                      // tony.src-dir (path to the src dir or archive)
+  // TonY's Hadoop for the tasks (README "HDFS data for tasks", executor/hadoop_env.h):
+  // tony.application.hadoop.location's archive, localized into every task container under this
+  // name ("": none; its entry is in every RoleSpec::resources), and
+  // tony.application.hadoop.classpath's entries, which become the tasks' CLASSPATH.
+  std::string hadoop_archive;
+  std::vector<std::string> hadoop_classpath;
   // tony.horovod.driver.mode.debug: the horovod driver runs tony.driver.command, which writes
   // its rendezvous port and slot plan to a port file, as TonY's debug driver does.
   bool horovod_debug_driver = false;

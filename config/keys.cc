@@ -91,11 +91,12 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
                   "The client's yarn-site.xml, read instead of the conf dir's."));
   k.push_back(Unsupported(Str("tony.application.mapred-conf-path", "", "Explicit mapred-site.xml."),
                           "tony reads no mapred-site.xml: it ships no MapReduce framework"));
-  k.push_back(Unsupported(Str("tony.application.hadoop.location", "", "Hadoop framework tarball."),
-                          "tony runs no JVM in its containers and ships no Hadoop framework"));
-  k.push_back(
-      Unsupported(Str("tony.application.hadoop.classpath", "", "Classpath for coordinator/tasks."),
-                  "the tasks' CLASSPATH comes from the node's `hadoop classpath --glob`"));
+  k.push_back(Str("tony.application.hadoop.location", "",
+                  "A Hadoop tarball (URI or path, #ALIAS for its directory) unpacked into every "
+                  "task container; its bin/hadoop gives the tasks' CLASSPATH."));
+  k.push_back(Str("tony.application.hadoop.classpath", "",
+                  "Comma-separated classpath entries ($VAR and {{VAR}} expanded, dir/* globbed) "
+                  "that become the tasks' CLASSPATH instead of `hadoop classpath --glob`."));
   k.push_back(Unsupported(
       Str("tony.application.tensorboard-log-dir", "", "Enables the sidecar TensorBoard."),
       "the sidecar TensorBoard is not implemented"));

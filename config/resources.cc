@@ -77,4 +77,9 @@ Result<ResourceRef> ParseResourceRef(const std::string& text) {
   return r;
 }
 
+Result<std::string> HadoopLocationResource(const std::string& location) {
+  TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(location));
+  return ref.source + "::" + ref.name + "#archive";
+}
+
 }  // namespace tony

@@ -34,6 +34,11 @@ struct ResourceRef {
 // Errors say what is wrong with the entry; the caller adds the key it came from.
 Result<ResourceRef> ParseResourceRef(const std::string& text);
 
+// tony.application.hadoop.location (TonY's Hadoop framework tarball, SOURCE[#ALIAS]) as the
+// entry every task container localizes: SOURCE::NAME#archive, unpacked into the directory NAME
+// (the alias, else the file's name, as YARN names an archive). Errors say what is wrong.
+Result<std::string> HadoopLocationResource(const std::string& location);
+
 // Names tony itself puts in every container's working directory; a resource may not take them.
 bool IsReservedResourceName(const std::string& name);
 

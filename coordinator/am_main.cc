@@ -29,7 +29,7 @@ AmEngineFactory EngineFactoryFor(const std::string& name) {
   return nullptr;
 }
 
-int RunAm(const std::string& job_dir, const AmEngineFactory& factory) {
+int RunAm(const std::string& job_dir, const AmEngineFactory& factory, bool keep_staging) {
   SetLogComponent("am");
   history::JobPaths paths(job_dir);
   auto fail = [](const Status& s) {
@@ -51,9 +51,20 @@ int RunAm(const std::string& job_dir, const AmEngineFactory& factory) {
   if (!setup.ok()) return fail(setup.status());
   // A client or executor gone mid-call must not kill the coordinator.
   ::signal(SIGPIPE, SIG_IGN);
-  Coordinator coordinator(std::move(setup->options), std::move(inputs->spec),
-                          std::move(setup->make_engine));
-  return coordinator.Run();
+  int code = 0;
+  {
+    Coordinator coordinator(std::move(setup->options), std::move(inputs->spec),
+                            std::move(setup->make_engine));
+    code = coordinator.Run();
+  }
+  if (keep_staging) {
+    TONY_LOG(kInfo) << "--debug: the staged job stays in " << paths.Staging();
+  } else if (PathExists(paths.Staging())) {
+    if (Status removed = RemoveAll(paths.Staging()); !removed.ok()) {
+      TONY_LOG(kWarning) << "removing the staged job: " << removed.message();
+    }
+  }
+  return code;
 }
 
 }  // namespace tony

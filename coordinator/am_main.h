@@ -46,7 +46,8 @@ AmEngineFactory EngineFactoryFor(const std::string& name);
 
 // Runs the job in `job_dir` to its end with `factory`'s engine. Returns the process's exit code:
 // 0 when the job SUCCEEDED, 1 otherwise (the reason is logged, and in status.json once the
-// coordinator has started).
-int RunAm(const std::string& job_dir, const AmEngineFactory& factory);
+// coordinator has started). Once it has ended, the job dir's staging/ (copies of the job's
+// inputs, which no task needs any more) is removed, unless `keep_staging` (tony submit --debug).
+int RunAm(const std::string& job_dir, const AmEngineFactory& factory, bool keep_staging = false);
 
 }  // namespace tony

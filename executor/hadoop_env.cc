@@ -1,12 +1,15 @@
 #include "executor/hadoop_env.h"
 
+#include <glob.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "common/files.h"
 #include "common/log.h"
@@ -19,6 +22,50 @@ namespace {
 namespace security = hadoop::security;
 
 constexpr int kClasspathTimeoutMs = 60'000;
+
+// $VAR, ${VAR} and YARN's {{VAR}} replaced by their values in `env` ("" when unset; PWD is the
+// working directory).
+std::string ExpandVariables(const std::string& text, const EnvMap& env) {
+  auto value = [&env](const std::string& name) {
+    // The working directory's own path, whether or not the launcher exported PWD.
+    if (name == "PWD") {
+      std::error_code ec;
+      std::string cwd = std::filesystem::current_path(ec).string();
+      if (!ec) return cwd;
+    }
+    auto it = env.find(name);
+    return it == env.end() ? std::string() : it->second;
+  };
+  auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "{{") == 0) {
+      size_t end = text.find("}}", i + 2);
+      if (end != std::string::npos) {
+        out += value(text.substr(i + 2, end - i - 2));
+        i = end + 2;
+        continue;
+      }
+    }
+    if (text[i] == '$' && i + 1 < text.size() && text[i + 1] == '{') {
+      size_t end = text.find('}', i + 2);
+      if (end != std::string::npos) {
+        out += value(text.substr(i + 2, end - i - 2));
+        i = end + 1;
+        continue;
+      }
+    }
+    if (text[i] == '$' && i + 1 < text.size() && is_name(text[i + 1])) {
+      size_t end = i + 1;
+      while (end < text.size() && is_name(text[end])) ++end;
+      out += value(text.substr(i + 1, end - i - 1));
+      i = end;
+      continue;
+    }
+    out += text[i++];
+  }
+  return out;
+}
 
 std::string Get(const EnvMap& env, const std::string& key) {
   auto it = env.find(key);
@@ -50,6 +97,21 @@ void AddTokens(EnvMap& env) {
   if (default_fs != nullptr && (!service.empty() || hdfs_tokens == 1)) {
     env["TONY_HDFS_DELEGATION_TOKEN"] = security::EncodeTokenUrlString(*default_fs);
   }
+}
+
+// The job's archive's bin/hadoop, or that of a directory one level down (a tarball's top-level
+// hadoop-3.x.y/); "" with a warning naming the key when there is none.
+std::string FindArchiveHadoop(const std::string& dir) {
+  if (::access(JoinPath(dir, "bin/hadoop").c_str(), X_OK) == 0) return JoinPath(dir, "bin/hadoop");
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::string candidate = JoinPath(entry.path().string(), "bin/hadoop");
+    if (entry.is_directory(ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  TONY_LOG(kWarning) << "tony.application.hadoop.location: no executable bin/hadoop in " << dir
+                     << (ec ? " (" + ec.message() + ")" : std::string())
+                     << " nor in a directory inside it; the node's Hadoop is used if it has one";
+  return "";
 }
 
 // `hadoop` of the node: the Hadoop home's bin/hadoop, else the first on PATH.
@@ -108,21 +170,35 @@ void AppendPath(EnvMap& env, const std::string& key, const std::string& dir) {
   v = v.empty() ? dir : v + ":" + dir;
 }
 
-void AddHadoopClasspath(EnvMap& env) {
+void AddHadoopClasspath(EnvMap& env, const JobHadoop& job) {
   if (env.count("SKIP_HADOOP_PATH") > 0) return;
-  const std::string hadoop = FindHadoop(env);
-  if (hadoop.empty()) return;
-  // One run per executor (nproc-per-task builds this environment once per local process).
-  static std::map<std::string, std::optional<std::string>> cache;
-  auto it = cache.find(hadoop);
-  if (it == cache.end()) {
-    it = cache.emplace(hadoop, HadoopClasspath(hadoop, env)).first;
-    if (it->second) TONY_LOG(kInfo) << "CLASSPATH of the user process from " << hadoop;
+  std::string hadoop;
+  if (!job.archive_dir.empty()) hadoop = FindArchiveHadoop(job.archive_dir);
+  const bool own = !hadoop.empty();
+  if (hadoop.empty()) hadoop = FindHadoop(env);
+  if (!job.classpath.empty()) {
+    env["CLASSPATH"] = ExpandClasspath(job.classpath, env);
+    static bool said = false;  // once per executor, not once per local process
+    if (!std::exchange(said, true)) {
+      TONY_LOG(kInfo) << "CLASSPATH of the user process from tony.application.hadoop.classpath";
+    }
+  } else {
+    if (hadoop.empty()) return;
+    // One run per executor (nproc-per-task builds this environment once per local process).
+    static std::map<std::string, std::optional<std::string>> cache;
+    auto it = cache.find(hadoop);
+    if (it == cache.end()) {
+      it = cache.emplace(hadoop, HadoopClasspath(hadoop, env)).first;
+      if (it->second) TONY_LOG(kInfo) << "CLASSPATH of the user process from " << hadoop;
+    }
+    if (!it->second) return;
+    env["CLASSPATH"] = *it->second;
   }
-  if (!it->second) return;
-  env["CLASSPATH"] = *it->second;
-  // <home>/bin/hadoop -> <home>, through a symlink on PATH to the real installation.
-  std::string home = Get(env, "HADOOP_HDFS_HOME");
+  if (hadoop.empty()) return;
+  // <home>/bin/hadoop -> <home>, through a symlink on PATH to the real installation. The job's
+  // own Hadoop is its home whatever the node's environment says.
+  std::string home = own ? std::filesystem::path(hadoop).parent_path().parent_path().string()
+                         : Get(env, "HADOOP_HDFS_HOME");
   if (home.empty()) {
     std::error_code ec;
     std::filesystem::path real = std::filesystem::canonical(hadoop, ec);
@@ -138,9 +214,26 @@ void AddHadoopClasspath(EnvMap& env) {
 
 }  // namespace
 
-void AddHdfsAccess(EnvMap& env) {
+void AddHdfsAccess(EnvMap& env, const JobHadoop& job) {
   AddTokens(env);
-  AddHadoopClasspath(env);
+  AddHadoopClasspath(env, job);
+}
+
+std::string ExpandClasspath(const std::vector<std::string>& entries, const EnvMap& env) {
+  std::vector<std::string> out;
+  for (const std::string& entry : entries) {
+    std::string path = ExpandVariables(entry, env);
+    if (path.find_first_of("*?[") == std::string::npos) {
+      out.push_back(path);
+      continue;
+    }
+    glob_t found{};
+    if (::glob(path.c_str(), 0, nullptr, &found) == 0) {
+      for (size_t i = 0; i < found.gl_pathc; ++i) out.emplace_back(found.gl_pathv[i]);
+    }
+    ::globfree(&found);
+  }
+  return Join(out, ":");
 }
 
 }  // namespace tony

@@ -15,16 +15,36 @@
 //    lib/native/libhdfs.so there), and LD_LIBRARY_PATH gains $JAVA_HOME's libjvm.so directory and
 //    the Hadoop home's lib/native when they exist (TonY leaves that to the user). SKIP_HADOOP_PATH
 //    set in the container turns this off, as in TonY.
+//    The job can bring its own Hadoop instead of the node's (TonY's keys):
+//    tony.application.hadoop.location's archive, unpacked in the working directory, is searched
+//    first (its bin/hadoop, or that of its one top-level directory, as a hadoop-3.x.y/ tarball
+//    has it); tony.application.hadoop.classpath, when set, is the CLASSPATH itself ($VAR, ${VAR}
+//    and YARN's {{VAR}} expanded from the task's environment, a dir/* or *.jar entry globbed into
+//    its jars because libhdfs's JVM does not expand wildcards) and no `hadoop classpath` runs.
 // tony.execution.envs is applied after these, so a user's own CLASSPATH wins.
 // Thread-safety: the executor's main thread; `hadoop classpath` runs once per executor.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "common/process.h"
 
 namespace tony {
 
+// The job's own Hadoop for its tasks (JobSpec::hadoop_archive, JobSpec::hadoop_classpath).
+struct JobHadoop {
+  std::string archive_dir;             // the unpacked archive's path; "": none
+  std::vector<std::string> classpath;  // entries as written; empty: none
+};
+
 // Adds the variables above to `env` (the user process's environment being built, which also
 // says where Hadoop and the token file are). Failures are warnings in the executor's log.
-void AddHdfsAccess(EnvMap& env);
+void AddHdfsAccess(EnvMap& env, const JobHadoop& job = {});
+
+// tony.application.hadoop.classpath's entries as a CLASSPATH: variables expanded from `env`,
+// globs replaced by what they match in order (an entry matching nothing is dropped, as
+// `hadoop classpath --glob` drops it), joined by ':'.
+std::string ExpandClasspath(const std::vector<std::string>& entries, const EnvMap& env);
 
 }  // namespace tony

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "common/files.h"
@@ -90,7 +91,14 @@ Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
   in.am_port = static_cast<int>(ParseInt64(Env("AM_PORT")).value_or(0));
   TONY_ASSIGN_OR_RETURN(EnvMap task_env, runtime::BuildTaskEnv(in));
   for (auto& [k, v] : task_env) env[k] = std::move(v);
-  AddHdfsAccess(env);  // tokens for WebHDFS clients, TonY's Hadoop CLASSPATH
+  JobHadoop job_hadoop;
+  job_hadoop.classpath = spec.hadoop_classpath;
+  if (!spec.hadoop_archive.empty()) {
+    std::error_code ec;
+    std::filesystem::path cwd = std::filesystem::current_path(ec);
+    job_hadoop.archive_dir = (ec ? std::filesystem::path(".") : cwd) / spec.hadoop_archive;
+  }
+  AddHdfsAccess(env, job_hadoop);  // tokens for WebHDFS clients, TonY's Hadoop CLASSPATH
   for (const auto& kv : spec.execution_envs) {
     size_t eq = kv.find('=');
     if (eq == 0) continue;  // no name (refused at submit)

@@ -16,6 +16,7 @@
 namespace tony {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -787,6 +788,42 @@ TEST_F(JobSpecTest, BadResourceEntriesNameTheKeyAndTheEntry) {
   EXPECT_THAT(err, HasSubstr("tony.worker.resources = \"/tmp/x::..\" (from --conf): entry "
                              "\"/tmp/x::..\""));
   EXPECT_THAT(err, HasSubstr("expected SOURCE[::NAME][#archive] or SOURCE#NAME"));
+}
+
+TEST_F(JobSpecTest, TheHadoopLocationIsAnArchiveOfEveryTaskAndTheClasspathTheTasks) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.ps.instances=1").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.application.hadoop.location=hdfs:///apps/hadoop-3.3.6.tar.gz"
+                               "#hadoop")
+                  .ok());
+  ASSERT_TRUE(conf.AddOverride("tony.application.hadoop.classpath=$PWD/hadoop/etc/hadoop,"
+                               "{{HADOOP_HOME}}/share/hadoop/common/*")
+                  .ok());
+  Result<JobSpec> spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->hadoop_archive, "hadoop");
+  EXPECT_THAT(spec->hadoop_classpath,
+              ElementsAre("$PWD/hadoop/etc/hadoop", "{{HADOOP_HOME}}/share/hadoop/common/*"));
+  ASSERT_EQ(spec->roles.size(), 2u);
+  for (const RoleSpec& r : spec->roles) {
+    EXPECT_THAT(r.resources, Contains("hdfs:///apps/hadoop-3.3.6.tar.gz::hadoop#archive"))
+        << r.name;
+  }
+  // The coordinator runs no JVM: it localizes nothing of it.
+  EXPECT_THAT(spec->am_resources, IsEmpty());
+  // With no alias the archive's directory is named as YARN names it: the file's name.
+  auto unnamed = HadoopLocationResource("/opt/dist/hadoop.tgz");
+  ASSERT_TRUE(unnamed.ok());
+  EXPECT_EQ(*unnamed, "/opt/dist/hadoop.tgz::hadoop.tgz#archive");
+}
+
+TEST_F(JobSpecTest, AHadoopLocationThatNamesNoFileIsRefusedNamingTheKey) {
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.application.hadoop.location=hdfs:///apps/h.tgz#a/b").ok());
+  std::string err = BuildError(conf);
+  EXPECT_THAT(err, HasSubstr("tony.application.hadoop.location = \"hdfs:///apps/h.tgz#a/b\""));
+  EXPECT_THAT(err, HasSubstr("cannot name a file in the working directory"));
+  EXPECT_THAT(err, HasSubstr("with #ALIAS for its directory's name"));
 }
 
 // ---- Unsupported and unknown keys (the applied/unsupported audit is in keys_test.cc) ----

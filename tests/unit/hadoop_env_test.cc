@@ -36,9 +36,9 @@ class HadoopEnvTest : public ::testing::Test {
     env_["HADOOP_TOKEN_FILE_LOCATION"] = path;
   }
 
-  // <dir>/hadoop/bin/hadoop printing `output` for `classpath --glob` and failing otherwise.
-  std::string StandInHadoop(const std::string& output) {
-    std::string home = dir_ + "/hadoop";
+  // <dir>/<where>/bin/hadoop printing `output` for `classpath --glob` and failing otherwise.
+  std::string StandInHadoop(const std::string& output, const std::string& where = "hadoop") {
+    std::string home = dir_ + "/" + where;
     fs::create_directories(home + "/bin");
     fs::create_directories(home + "/lib/native");
     std::string script = home + "/bin/hadoop";
@@ -121,6 +121,61 @@ TEST_F(HadoopEnvTest, HadoopOnPathThroughASymlinkNamesItsInstallation) {
   AddHdfsAccess(env_);
   EXPECT_EQ(env_["CLASSPATH"], "/conf:/jars/b.jar");
   EXPECT_EQ(env_["HADOOP_HDFS_HOME"], fs::canonical(home).string());
+}
+
+TEST_F(HadoopEnvTest, TheJobsOwnHadoopArchiveComesBeforeTheNodes) {
+  std::string node = StandInHadoop("/node/conf:/node/a.jar", "node-hadoop");
+  // A tarball's one top-level directory, as hadoop-3.x.y.tar.gz unpacks.
+  std::string own = StandInHadoop("/own/conf:/own/b.jar", "archive/hadoop-3.3.6");
+  env_["HADOOP_HDFS_HOME"] = node;
+  JobHadoop job;
+  job.archive_dir = dir_ + "/archive";
+  AddHdfsAccess(env_, job);
+  EXPECT_EQ(env_["CLASSPATH"], "/own/conf:/own/b.jar");
+  // Named in the working directory, where the archive is (the local engine links it there).
+  EXPECT_EQ(env_["HADOOP_HDFS_HOME"], own);
+  EXPECT_EQ(env_["LD_LIBRARY_PATH"], own + "/lib/native");
+}
+
+TEST_F(HadoopEnvTest, AnArchiveWithoutHadoopFallsBackToTheNodes) {
+  std::string node = StandInHadoop("/node/conf:/node/a.jar", "node-hadoop");
+  fs::create_directories(dir_ + "/archive/not-hadoop/bin");
+  env_["HADOOP_HOME"] = node;
+  JobHadoop job;
+  job.archive_dir = dir_ + "/archive";
+  AddHdfsAccess(env_, job);
+  EXPECT_EQ(env_["CLASSPATH"], "/node/conf:/node/a.jar");
+  EXPECT_EQ(env_["HADOOP_HDFS_HOME"], node);
+}
+
+TEST_F(HadoopEnvTest, TheJobsClasspathIsExpandedGlobbedAndRunsNoHadoop) {
+  // A `hadoop` that would fail the test if it ran: the job's classpath replaces its output.
+  std::string home = StandInHadoop("/must/not/appear.jar", "node-hadoop");
+  fs::create_directories(dir_ + "/jars");
+  for (const char* jar : {"b.jar", "a.jar", "notes.txt"}) {
+    ASSERT_TRUE(WriteFileAtomic(dir_ + "/jars/" + jar, "x").ok());
+  }
+  env_["HADOOP_HOME"] = home;
+  env_["JARS"] = dir_ + "/jars";
+  JobHadoop job;
+  job.classpath = {"{{HADOOP_HOME}}/etc/hadoop", "$JARS/*.jar", "${JARS}/none-*.jar",
+                   "$UNSET_VAR/x"};
+  AddHdfsAccess(env_, job);
+  EXPECT_EQ(env_["CLASSPATH"],
+            home + "/etc/hadoop:" + dir_ + "/jars/a.jar:" + dir_ + "/jars/b.jar:/x");
+  EXPECT_EQ(env_["HADOOP_HDFS_HOME"], home);
+
+  // $PWD is the working directory, whatever the environment says.
+  EnvMap env;
+  env["PWD"] = "/somewhere/else";
+  EXPECT_EQ(ExpandClasspath({"$PWD/hadoop/etc", "/plain"}, env),
+            fs::current_path().string() + "/hadoop/etc:/plain");
+
+  EnvMap skipped = env_;
+  skipped.erase("CLASSPATH");
+  skipped["SKIP_HADOOP_PATH"] = "1";
+  AddHdfsAccess(skipped, job);
+  EXPECT_EQ(skipped.count("CLASSPATH"), 0u);
 }
 
 }  // namespace

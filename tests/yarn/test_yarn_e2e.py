@@ -94,6 +94,8 @@ def test_two_workers_succeed_on_yarn(minicluster, tmp_path):
     for t in status["tasks"]:
         assert t["container_id"].startswith("container_") and app_suffix in t["container_id"], t
     assert not staging_exists(minicluster, app_id)
+    # The local copies of what was uploaded went too; the job's record stays.
+    assert not os.path.exists(os.path.join(tony.job_dir(app_id), "staging"))
     s = tony.run("status", app_id)
     assert s.returncode == 0 and "SUCCEEDED" in s.stdout
     # The task logs stay on the NodeManagers; `tony logs` reads them over the NM web service.
@@ -119,6 +121,27 @@ def test_two_workers_succeed_on_yarn(minicluster, tmp_path):
     for name in ("stdout", "stderr", "executor.log"):
         assert f"==> worker:0 attempt 0 {name} <==" in every.stdout, every.stdout
     assert "hello from worker:0" in every.stdout, every.stdout
+
+
+def test_debug_keeps_the_staged_job_and_says_where(minicluster, tmp_path):
+    """TonY's --debug: the HDFS staging dir and the local staged files stay after the job (neither
+    the client nor the AM removes them), and the client names both."""
+    tony = yarn_tony(tmp_path, minicluster)
+    r = submit(tony, tmp_path, "--debug")
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    app_id = app_id_from(r.stdout)
+    local = os.path.join(tony.job_dir(app_id), "staging")
+    fs = site_property(minicluster, "core-site.xml", "fs.defaultFS").rstrip("/")
+    user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
+    note = f"tony: --debug: the staged job is kept in {local} and {fs}/user/{user}/.tony/{app_id}"
+    assert r.stdout.count(note) == 2, out  # when it starts and at its end
+    assert "tony_src.zip" in os.listdir(local), os.listdir(local)
+    assert staging_exists(minicluster, app_id)
+    # The AM has unregistered and exited: it did not remove it either.
+    eventually(lambda: rm_app(minicluster, app_id)["state"] == "FINISHED", timeout=30,
+               interval=0.5, what="the application to finish")
+    assert staging_exists(minicluster, app_id)
 
 
 def test_failing_worker_fails_the_application_with_its_reason(minicluster, tmp_path):
