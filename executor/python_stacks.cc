@@ -52,6 +52,12 @@ def _tony_next_sitecustomize():
 
 
 _tony_register()
+try:
+    # A forked child (multiprocessing, DataLoader workers) keeps the handler but not its own file:
+    # its stacks would land in its parent's.
+    _tony_os.register_at_fork(after_in_child=_tony_register)
+except Exception:
+    pass
 _tony_next_sitecustomize()
 )PY";
 

@@ -2,9 +2,10 @@
 //
 // How: the executor puts a sitecustomize.py of its own first on the user processes' PYTHONPATH
 // (PythonHookEnv). In every Python process it registers faulthandler for one real-time signal
-// (StacksSignal), writing all threads' stacks to <dir>/<pid>, and then runs the sitecustomize the
-// process would have run without it. faulthandler answers in its C signal handler, without the
-// GIL, so a process blocked in a collective or a deadlock still answers. Only processes whose
+// (StacksSignal), writing all threads' stacks to <dir>/<pid> (a forked child registers again, for
+// its own file), and then runs the sitecustomize the process would have run without it.
+// faulthandler answers in its C signal handler, without the GIL, so a process blocked in a
+// collective or a deadlock still answers. Only processes whose
 // /proc/<pid>/status says they catch that signal get it: bash, or a Python that ignored
 // PYTHONPATH (-E, -I), would die of it.
 //

@@ -24,13 +24,20 @@ def stuck_in_allreduce():
         time.sleep(3600)
 
 
+def child_waits_for_parent():
+    while True:
+        time.sleep(3600)
+
+
 def wait_quietly_for(name):
     while not os.path.exists(os.path.join(log, name)):
         time.sleep(0.05)
 
 
 print("started")
-if mode == "hang":
+if mode == "hang":  # and a forked child (a DataLoader worker, say) hangs too
+    if os.fork() == 0:
+        child_waits_for_parent()
     stuck_in_allreduce()
 elif mode == "chatty":  # prints every 0.2 s for 2.5 timeouts
     for step in range(25):
@@ -84,6 +91,9 @@ def test_a_silent_task_fails_the_job_with_its_python_stack(tony, tmp_path):
     assert "(tony.worker.stall-timeout-ms = 2000); main thread of pid" in out
     assert " in stuck_in_allreduce at task.py:" in out
     assert re.search(r'task\.py", line \d+ in stuck_in_allreduce\n', out), out  # the stack itself
+    # The forked child answers for itself, in its own section.
+    assert out.count("\n--- pid ") == 2 and "no stacks from pid" not in out, out
+    assert re.search(r'task\.py", line \d+ in child_waits_for_parent\n', out), out
     w0 = tony.task("worker", 0)
     assert w0["state"] == "FAILED" and w0["signal"] == 15, w0
     assert w0["end_reason"].startswith("stalled: no output or progress"), w0
