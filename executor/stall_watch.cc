@@ -24,7 +24,7 @@ constexpr size_t kMaxDumpBytes = 1 << 20;
 int64_t NowMs() { return SystemClock().MonotonicMs(); }
 
 std::string UtcNow() {
-  std::time_t t = std::time(nullptr);
+  std::time_t t = static_cast<std::time_t>(SystemClock().WallMs() / 1000);
   std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[32];
