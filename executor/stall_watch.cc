@@ -21,10 +21,8 @@ constexpr int64_t kDumpPollMs = 100;
 constexpr size_t kMaxNoteStacks = 4'000;  // the note travels in heartbeats and the job's message
 constexpr size_t kMaxDumpBytes = 1 << 20;
 
-int64_t NowMs() { return SystemClock().MonotonicMs(); }
-
-std::string UtcNow() {
-  std::time_t t = static_cast<std::time_t>(SystemClock().WallMs() / 1000);
+std::string UtcNow(const Clock& clock) {
+  std::time_t t = static_cast<std::time_t>(clock.WallMs() / 1000);
   std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[32];
@@ -48,8 +46,10 @@ int64_t DumpSize(const std::string& path) {
 }  // namespace
 
 StallWatch::StallWatch(EventLoop& loop,
-                       std::function<void(bool stalled, const std::string& note)> on_change)
-    : on_change_(std::move(on_change)),
+                       std::function<void(bool stalled, const std::string& note)> on_change,
+                       const Clock& clock)
+    : clock_(clock),
+      on_change_(std::move(on_change)),
       check_(loop, [this] { Check(); }),
       dump_poll_(loop, [this] { PollDumps(); }) {}
 
@@ -57,7 +57,7 @@ void StallWatch::Start(StallWatchOptions options, std::function<std::vector<pid_
   options_ = std::move(options);
   groups_ = std::move(groups);
   seen_.assign(options_.files.size(), Seen{});
-  last_progress_ms_ = NowMs();
+  last_progress_ms_ = clock_.MonotonicMs();
   const int64_t period = std::clamp<int64_t>(options_.timeout_ms / 10, 100, 5'000);
   check_.Arm(period, period);
 }
@@ -79,7 +79,7 @@ void StallWatch::Check() {
     if (now.size != seen_[i].size || now.mtime_ns != seen_[i].mtime_ns) progressed = true;
     seen_[i] = now;
   }
-  const int64_t now_ms = NowMs();
+  const int64_t now_ms = clock_.MonotonicMs();
   if (progressed) {
     const int64_t quiet = now_ms - last_progress_ms_;
     last_progress_ms_ = now_ms;
@@ -97,7 +97,7 @@ void StallWatch::Check() {
 void StallWatch::BeginCapture(int64_t quiet_ms) {
   capturing_ = true;
   quiet_ms_ = quiet_ms;
-  capture_started_ms_ = NowMs();
+  capture_started_ms_ = clock_.MonotonicMs();
   asked_.clear();
   skipped_.clear();
   const int sig = StacksSignal();
@@ -123,8 +123,8 @@ void StallWatch::PollDumps() {
   });
   // One more poll after the last dump appeared: faulthandler writes a thread at a time.
   static constexpr int64_t kSettleMs = 2 * kDumpPollMs;
-  if ((all && NowMs() - capture_started_ms_ >= kSettleMs) ||
-      NowMs() - capture_started_ms_ >= kDumpWaitMs) {
+  if ((all && clock_.MonotonicMs() - capture_started_ms_ >= kSettleMs) ||
+      clock_.MonotonicMs() - capture_started_ms_ >= kDumpWaitMs) {
     dump_poll_.Disarm();
     FinishCapture();
   }
@@ -169,7 +169,7 @@ void StallWatch::FinishCapture() {
   }
   if (!stacks.empty()) {
     summary += "; stacks in " + stacks_path;
-    std::string entry = "==== " + UtcNow() + " " + summary + "\n" + stacks + "\n";
+    std::string entry = "==== " + UtcNow(clock_) + " " + summary + "\n" + stacks + "\n";
     int fd = ::open(stacks_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd >= 0) {
       (void)!::write(fd, entry.data(), entry.size());

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "executor/event_loop.h"
 
 namespace tony {
@@ -34,22 +35,26 @@ struct StallWatchOptions {
 
 class StallWatch {
  public:
-  StallWatch(EventLoop& loop, std::function<void(bool stalled, const std::string& note)> on_change);
+  // `clock` times the silence (tests pass a SimClock); it must outlive the watch.
+  StallWatch(EventLoop& loop, std::function<void(bool stalled, const std::string& note)> on_change,
+             const Clock& clock = SystemClock());
 
   // Starts watching; `groups` lists the task's live process groups when called.
   void Start(StallWatchOptions options, std::function<std::vector<pid_t>()> groups);
   void Stop();
+  // One look at the files, what the watch's timer runs every timeout/10; tests call it directly.
+  void Check();
 
  private:
   struct Seen {
     int64_t size = -1;
     int64_t mtime_ns = -1;
   };
-  void Check();
   void BeginCapture(int64_t quiet_ms);
   void PollDumps();
   void FinishCapture();
 
+  const Clock& clock_;
   std::function<void(bool, const std::string&)> on_change_;
   StallWatchOptions options_;
   std::function<std::vector<pid_t>()> groups_;
