@@ -21,7 +21,8 @@ rpc::JobStatus RecordJobEnd(const history::JobPaths& paths, rpc::JobStatus statu
     if (TaskEnded(t.state())) continue;
     core::TaskState state = core::TaskState::kLost;
     if (unended == UnendedTasks::kStopped) {
-      bool ran = t.state() == core::TaskStateName(core::TaskState::kRunning);
+      auto parsed = core::ParseTaskState(t.state());
+      bool ran = parsed && core::IsRunning(*parsed);
       state = ran ? core::TaskState::kStopped : core::TaskState::kNotStarted;
     }
     t.set_diagnostics(why + " while the task was " + t.state());

@@ -131,6 +131,9 @@ std::string ReasonWords(const rpc::TaskStatus& task, const rpc::JobStatus& statu
     return "restarting: " + task.restart();
   }
   if (!task.end_reason().empty()) return task.end_reason();
+  if (task.state() == "STALLED") {  // the summary line; the stacks are in status.json
+    return "stalled: " + task.stall().substr(0, task.stall().find('\n'));
+  }
   if (!task.awaits().empty()) return "waits for " + task.awaits() + " to serve";
   if (!task.waits_for().empty()) return "waits for " + task.waits_for();
   if (task.state() != "NEW" || task.stage().empty() || task.stage() == "preprocess") return "";

@@ -5,9 +5,10 @@
 namespace tony::core {
 namespace {
 
-constexpr TaskState kAll[] = {TaskState::kNew,     TaskState::kAllocated,  TaskState::kRegistered,
-                              TaskState::kRunning, TaskState::kSucceeded,  TaskState::kFailed,
-                              TaskState::kStopped, TaskState::kNotStarted, TaskState::kLost};
+constexpr TaskState kAll[] = {TaskState::kNew,     TaskState::kAllocated, TaskState::kRegistered,
+                              TaskState::kRunning, TaskState::kStalled,   TaskState::kSucceeded,
+                              TaskState::kFailed,  TaskState::kStopped,   TaskState::kNotStarted,
+                              TaskState::kLost};
 
 }  // namespace
 
@@ -21,6 +22,8 @@ const char* TaskStateName(TaskState s) {
       return "REGISTERED";
     case TaskState::kRunning:
       return "RUNNING";
+    case TaskState::kStalled:
+      return "STALLED";
     case TaskState::kSucceeded:
       return "SUCCEEDED";
     case TaskState::kFailed:
@@ -44,6 +47,8 @@ std::optional<TaskState> ParseTaskState(std::string_view name) {
 
 bool IsTerminal(TaskState s) { return StateRank(s) > StateRank(TaskState::kRunning); }
 
+bool IsRunning(TaskState s) { return s == TaskState::kRunning || s == TaskState::kStalled; }
+
 bool IsFailure(TaskState s) { return s == TaskState::kFailed || s == TaskState::kLost; }
 
 int StateRank(TaskState s) {
@@ -55,6 +60,7 @@ int StateRank(TaskState s) {
     case TaskState::kRegistered:
       return 2;
     case TaskState::kRunning:
+    case TaskState::kStalled:
       return 3;
     default:
       return 4;
@@ -69,6 +75,7 @@ const char* TonyHistoryStatus(TaskState s) {
     case TaskState::kRegistered:
       return "READY";
     case TaskState::kRunning:
+    case TaskState::kStalled:
       return "RUNNING";
     case TaskState::kSucceeded:
       return "SUCCEEDED";

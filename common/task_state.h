@@ -1,6 +1,8 @@
 // Task states: the one model every view shows (README "Task states", docs/architecture.md §5.1).
 //
 //   live:     NEW -> ALLOCATED -> REGISTERED -> RUNNING          (only forward)
+//             RUNNING <-> STALLED  no output and no progress for tony.<role>.stall-timeout-ms,
+//                                  while its process lives; back to RUNNING when it makes some
 //   terminal: SUCCEEDED    the user process exited 0
 //             FAILED       it ended by itself: "exit 3", "signal 9 (SIGKILL)", or failed to launch
 //             STOPPED      tony stopped it after its user process could run, for a reason
@@ -24,6 +26,7 @@ enum class TaskState {
   kAllocated,   // container allocated; executor being launched (TonY: READY)
   kRegistered,  // executor registered host:port; waiting for the cluster spec
   kRunning,     // cluster spec released to it; its executor starts the user process
+  kStalled,     // running, but no output and no progress for its role's stall timeout
   kSucceeded,
   kFailed,
   kStopped,
@@ -37,12 +40,15 @@ std::optional<TaskState> ParseTaskState(std::string_view name);
 bool IsTerminal(TaskState s);
 // FAILED or LOST: the outcomes that count against the job.
 bool IsFailure(TaskState s);
-// Live states in the order a task passes them; every terminal state ranks above them all.
+// RUNNING or STALLED: its user process runs.
+bool IsRunning(TaskState s);
+// Live states in the order a task passes them (STALLED ranks with RUNNING); every terminal state
+// ranks above them all.
 int StateRank(TaskState s);
 
 // TonY's history names (its jhist files and portal): SUCCEEDED; FAILED for FAILED and LOST;
-// KILLED for STOPPED and NOT_STARTED. A live task is "RUNNING" (ALLOCATED and REGISTERED are
-// TonY's READY, "NEW" stays NEW).
+// KILLED for STOPPED and NOT_STARTED. A live task is "RUNNING" (STALLED too) (ALLOCATED and
+// REGISTERED are TonY's READY, "NEW" stays NEW).
 const char* TonyHistoryStatus(TaskState s);
 
 // "SIGKILL" for 9; "SIG<n>" when the name is unknown.

@@ -60,6 +60,18 @@ const char* RestartPolicyName(RestartPolicy p) {
 
 const char* RestartScopeName(RestartScope s) { return s == RestartScope::kTask ? "task" : "gang"; }
 
+const char* OnStallName(OnStall s) {
+  switch (s) {
+    case OnStall::kWarn:
+      return "warn";
+    case OnStall::kFail:
+      return "fail";
+    case OnStall::kRestart:
+      return "restart";
+  }
+  return "fail";
+}
+
 const RoleSpec* JobSpec::FindRole(const std::string& role_name) const {
   for (const RoleSpec& r : roles) {
     if (r.name == role_name) return &r;
@@ -181,6 +193,11 @@ RoleSpec BuildRole(Validator& v, const std::string& name, int instances) {
   r.sidecar = Contains(v.List("tony.application.sidecar.jobtypes"), name);
   r.stop_on_failure = Contains(v.List("tony.application.stop-on-failure-jobtypes"), name);
   ReadRestarts(v, p, r);
+  r.stall_timeout_ms = v.Long(p + "stall-timeout-ms", 0);
+  const std::string on_stall = ToLower(v.Enum(p + "on-stall"));
+  r.on_stall = on_stall == "warn"      ? OnStall::kWarn
+               : on_stall == "restart" ? OnStall::kRestart
+                                       : OnStall::kFail;
   return r;
 }
 

@@ -26,6 +26,13 @@ enum class RestartPolicy { kNever, kOnFailure, kExitCode };
 enum class RestartScope { kTask, kGang };
 const char* RestartPolicyName(RestartPolicy p);
 const char* RestartScopeName(RestartScope s);
+// tony.<role>.on-stall: what a STALLED task (README "Stalls") gets once its stacks are captured.
+//   kWarn     nothing more: it stays STALLED until it makes progress again, then RUNNING
+//   kFail     it is stopped and FAILED for its stall; the restart policy applies as to any failure
+//   kRestart  it is stopped and restarted (its restart scope, budget and backoff) whatever the
+//             restart policy says; FAILED once the budget is spent
+enum class OnStall { kWarn, kFail, kRestart };
+const char* OnStallName(OnStall s);
 
 struct RoleSpec {
   std::string name;  // job type, [a-z]+
@@ -65,6 +72,10 @@ struct RoleSpec {
   std::vector<int> restart_exit_codes;
   int64_t restart_backoff_ms = 1000;
   int64_t restart_backoff_max_ms = 60'000;
+  // Stalls (README "Stalls"): a running task is STALLED after stall_timeout_ms with no output on
+  // its stdout/stderr and no touch of $TONY_PROGRESS_FILE; 0: never.
+  int64_t stall_timeout_ms = 0;
+  OnStall on_stall = OnStall::kFail;
 };
 
 // TonY's group dependency timeout (tony.application.group.<group> and

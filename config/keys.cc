@@ -235,6 +235,16 @@ void AddContainerKeys(std::vector<KeySpec>& k) {
                  "Wait before the first restart of <role>; doubles with each restart."));
   k.push_back(Ms("tony.<role>.restart-backoff-max-ms", "60000",
                  "The longest wait before a restart of <role>."));
+  k.push_back(Ms("tony.<role>.stall-timeout-ms", "0",
+                 "A running <role> task with no output and no progress for this long is STALLED "
+                 "(its Python stacks are captured); 0: never."));
+  k.push_back({"tony.<role>.on-stall",
+               KeyType::kEnum,
+               "fail",
+               "",
+               "What a STALLED <role> task gets: warn (only shown), fail (stopped, FAILED) or "
+               "restart (stopped, restarted as its restart scope says).",
+               {"warn", "fail", "restart"}});
   k.push_back(Bool("tony.docker.enabled", "false", "Launch containers with Docker."));
   k.push_back(Str("tony.docker.containers.image", "", "Default Docker image."));
   k.push_back(Str("tony.docker.<role>.image", "", "Docker image of <role>."));

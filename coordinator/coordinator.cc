@@ -390,6 +390,16 @@ void Coordinator::HandleHeartbeat(const rpc::HeartbeatRequest& req, rpc::Heartbe
   core::TaskId id = FromRef(req.task());
   Dispatch(core::Heartbeat{id, req.task().attempt()});
   const core::TaskRecord* task = machine_.FindTask(id);
+  if (task != nullptr && (req.stalled() || task->state == core::TaskState::kStalled)) {
+    const core::TaskState before = task->state;
+    Dispatch(core::TaskStalled{id, req.task().attempt(), req.stalled(), req.stall()});
+    task = machine_.FindTask(id);
+    if (task != nullptr && task->state != before && task->state == core::TaskState::kStalled) {
+      TONY_LOG(kWarning) << id.ToString() << " STALLED: " << task->stall;
+    } else if (task != nullptr && task->state != before) {
+      TONY_LOG(kInfo) << id.ToString() << " made progress again";
+    }
+  }
   bool stop = task == nullptr || task->attempt != req.task().attempt() || task->stop_requested ||
               core::IsTerminal(task->state);
   resp->set_stop(stop);
@@ -511,6 +521,7 @@ rpc::JobStatus Coordinator::Snapshot() const {
       ts->set_awaits(role->awaits);
     }
     ts->set_restart(t.restart);
+    ts->set_stall(t.stall);
     if (const RoleSpec* role = machine_.spec().FindRole(t.id.role);
         t.state == core::TaskState::kNew && t.stage == machine_.stage() && t.restart_at_ms < 0 &&
         role != nullptr && machine_.phase() == core::JobPhase::kRunning) {

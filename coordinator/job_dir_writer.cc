@@ -8,42 +8,48 @@
 
 namespace tony {
 
+namespace {
+
+// An event line's start, and what an ended attempt adds to it: its exit, reason, TonY's name.
+nlohmann::json StateEvent(int64_t time_ms, const core::TaskId& id, int attempt,
+                          core::TaskState state) {
+  return {{"time_ms", time_ms},
+          {"task", id.ToString()},
+          {"attempt", attempt},
+          {"state", core::TaskStateName(state)}};
+}
+
+void AddEnd(nlohmann::json& e, core::TaskState state, std::optional<int> exit_code, int signal,
+            const std::string& end_reason) {
+  if (exit_code) e["exit_code"] = *exit_code;
+  if (signal > 0) e["signal"] = signal;
+  if (std::string exit = core::DescribeExit(exit_code, signal); !exit.empty()) e["exit"] = exit;
+  if (!end_reason.empty()) e["reason"] = end_reason;
+  e["history_status"] = core::TonyHistoryStatus(state);
+}
+
+}  // namespace
+
 std::string Coordinator::StateKey(const core::TaskId& id, int attempt) {
   return id.ToString() + "#" + std::to_string(attempt);
 }
 
 void Coordinator::RecordTaskState(const core::TaskRecord& t, core::TaskState state) {
-  nlohmann::json e = {{"time_ms", WallMs()},
-                      {"task", t.id.ToString()},
-                      {"attempt", t.attempt},
-                      {"state", core::TaskStateName(state)}};
+  nlohmann::json e = StateEvent(WallMs(), t.id, t.attempt, state);
   if (state == core::TaskState::kRegistered) {
     e["address"] = t.host + ":" + std::to_string(t.port);
+  } else if (state == core::TaskState::kStalled) {
+    e["reason"] = t.stall.substr(0, t.stall.find('\n'));
   } else if (core::IsTerminal(state)) {
-    if (t.exit_code) e["exit_code"] = *t.exit_code;
-    if (t.signal > 0) e["signal"] = t.signal;
-    if (std::string exit = core::DescribeExit(t.exit_code, t.signal); !exit.empty()) {
-      e["exit"] = exit;
-    }
-    if (!t.end_reason.empty()) e["reason"] = t.end_reason;
-    e["history_status"] = core::TonyHistoryStatus(state);
+    AddEnd(e, state, t.exit_code, t.signal, t.end_reason);
   }
   (void)history::AppendEvent(paths_, e.dump());
   last_states_[StateKey(t.id, t.attempt)] = state;
 }
 
 void Coordinator::RecordPastAttempt(const core::TaskId& id, const core::PastAttempt& past) {
-  nlohmann::json e = {{"time_ms", WallMs()},
-                      {"task", id.ToString()},
-                      {"attempt", past.attempt},
-                      {"state", core::TaskStateName(past.state)}};
-  if (past.exit_code) e["exit_code"] = *past.exit_code;
-  if (past.signal > 0) e["signal"] = past.signal;
-  if (std::string exit = core::DescribeExit(past.exit_code, past.signal); !exit.empty()) {
-    e["exit"] = exit;
-  }
-  if (!past.end_reason.empty()) e["reason"] = past.end_reason;
-  e["history_status"] = core::TonyHistoryStatus(past.state);
+  nlohmann::json e = StateEvent(WallMs(), id, past.attempt, past.state);
+  AddEnd(e, past.state, past.exit_code, past.signal, past.end_reason);
   (void)history::AppendEvent(paths_, e.dump());
   last_states_[StateKey(id, past.attempt)] = past.state;
 }

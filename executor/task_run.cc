@@ -4,8 +4,10 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/files.h"
 #include "common/log.h"
 #include "common/process.h"
+#include "executor/python_stacks.h"
 #include "runtime/framework.h"
 
 namespace tony {
@@ -50,6 +52,8 @@ TaskRun::TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, co
                          }),
       publish_poll_(loop, [this] { PollPublished(); }),
       processes_(loop, options.grace_ms, [this] { OnProcessesEnded(); }),
+      stall_watch_(loop,
+                   [this](bool stalled, const std::string& note) { OnStallChange(stalled, note); }),
       reporter_(loop, control) {}
 
 void TaskRun::Begin() {
@@ -155,6 +159,13 @@ void TaskRun::StartUserProcesses() {
     // TonY's containerEnv entry: after tony.execution.envs, as TonY's launch env has it.
     for (SpawnOptions& o : *options) o.env["MODEL_PARAMS"] = *model_params_;
   }
+  if (options.ok() && role_.stall_timeout_ms > 0) {
+    if (Status hook = WritePythonHook(id_.log_dir); !hook.ok()) {
+      TONY_LOG(kWarning) << hook.WithContext("writing the Python stacks hook").message()
+                         << "; a stall will be reported without stacks";
+    }
+    (void)WriteFileAtomic(ProgressFile(id_), "");
+  }
   Status s = options.ok() ? processes_.Start(*options) : options.status();
   if (!s.ok()) {
     TONY_LOG(kError) << s.message();
@@ -163,6 +174,7 @@ void TaskRun::StartUserProcesses() {
     return;
   }
   phase_ = Phase::kRunning;
+  if (role_.stall_timeout_ms > 0) WatchForStalls(*options);
   if (spec_.execution_timeout_ms > 0) execution_timeout_.Arm(spec_.execution_timeout_ms);
   if (runtime::Publishes(spec_, id_.role)) {
     publish_deadline_ms_ = NowMs() + kPublishWaitMs;
@@ -203,11 +215,38 @@ void TaskRun::PollPublished() {
   });
 }
 
+void TaskRun::WatchForStalls(const std::vector<SpawnOptions>& options) {
+  StallWatchOptions w;
+  w.timeout_ms = role_.stall_timeout_ms;
+  w.key = "tony." + role_.name + ".stall-timeout-ms";
+  w.log_dir = id_.log_dir;
+  for (const SpawnOptions& o : options) {
+    w.files.push_back(o.stdout_path);
+    w.files.push_back(o.stderr_path);
+  }
+  w.files.push_back(ProgressFile(id_));
+  TONY_LOG(kInfo) << "watching for stalls: no output and no touch of " << ProgressFile(id_)
+                  << " for " << role_.stall_timeout_ms << " ms (" << w.key << ") is one; on "
+                  << OnStallName(role_.on_stall) << " (tony." << role_.name << ".on-stall)";
+  stall_watch_.Start(std::move(w), [this] { return processes_.LiveGroups(); });
+}
+
+void TaskRun::OnStallChange(bool stalled, const std::string& note) {
+  if (phase_ != Phase::kRunning) return;
+  stalled_ = stalled;
+  stall_note_ = note;
+  if (!lost_) OnHeartbeatTick();  // tell the coordinator now, not at the next beat
+}
+
 void TaskRun::OnHeartbeatTick() {
   if (heartbeat_in_flight_) return;
   heartbeat_in_flight_ = true;
   rpc::HeartbeatRequest req;
   *req.mutable_task() = id_.Ref();
+  if (stalled_) {
+    req.set_stalled(true);
+    req.set_stall(stall_note_);
+  }
   int deadline = static_cast<int>(std::max<int64_t>(spec_.heartbeat_interval_ms, 100));
   control_.Heartbeat(req, deadline,
                      [this](Result<rpc::HeartbeatResponse> r) { OnHeartbeat(std::move(r)); });
@@ -262,6 +301,7 @@ void TaskRun::StopTask(const std::string& why, bool by_request) {
 
 void TaskRun::OnProcessesEnded() {
   execution_timeout_.Disarm();
+  stall_watch_.Stop();
   publish_poll_.Disarm();
   KillDescendants();  // the task is over: nothing it started may outlive it
   phase_ = Phase::kReporting;

@@ -24,6 +24,7 @@
 #include "executor/control_plane.h"
 #include "executor/event_loop.h"
 #include "executor/report.h"
+#include "executor/stall_watch.h"
 #include "executor/task_identity.h"
 #include "executor/user_processes.h"
 #include "runtime/runtime.h"
@@ -55,6 +56,9 @@ class TaskRun {
   // A task others await (runtime/framework.h, SpecAwaits): polls for what its user process
   // publishes, sends it to the coordinator once, and stops the task when it does not come.
   void PollPublished();
+  // Arms the stall watch (README "Stalls") for a role with a stall timeout.
+  void WatchForStalls(const std::vector<SpawnOptions>& options);
+  void OnStallChange(bool stalled, const std::string& note);
   void OnHeartbeatTick();
   void OnHeartbeat(Result<rpc::HeartbeatResponse> resp);
   // Stops the task for `why`: before the running phase the executor exits without starting the
@@ -81,12 +85,15 @@ class TaskRun {
   bool heartbeat_in_flight_ = false;
   int64_t last_answer_ms_ = 0;
   bool lost_ = false;
+  bool stalled_ = false;  // what the heartbeats say (StallWatch)
+  std::string stall_note_;
   LoopTimer register_retry_;
   LoopTimer spec_retry_;
   LoopTimer heartbeat_;
   LoopTimer execution_timeout_;
   LoopTimer publish_poll_;
   UserProcesses processes_;
+  StallWatch stall_watch_;
   ResultReporter reporter_;
 };
 

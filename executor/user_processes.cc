@@ -7,8 +7,11 @@
 
 #include "common/files.h"
 #include "common/log.h"
+#include "executor/python_stacks.h"
 
 namespace tony {
+
+std::string ProgressFile(const TaskIdentity& id) { return JoinPath(id.log_dir, "progress"); }
 
 Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const RoleSpec& role,
                                                      const TaskIdentity& id,
@@ -21,6 +24,14 @@ Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const 
     std::string suffix = i == 0 ? "" : "." + std::to_string(i);
     SpawnOptions o;
     o.argv = {"bash", "-c", role.command};
+    if (role.stall_timeout_ms > 0) {
+      PythonHookEnv(id.log_dir, env);
+      env["TONY_PROGRESS_FILE"] = ProgressFile(id);
+      // Output is progress only once it reaches the log file: Python block-buffers a stdout that
+      // is a file, so a loop that prints every step would look silent for kilobytes of output.
+      // The job's own setting wins.
+      env.try_emplace("PYTHONUNBUFFERED", "1");
+    }
     o.env = std::move(env);
     o.stdout_path = JoinPath(id.log_dir, "stdout" + suffix);
     o.stderr_path = JoinPath(id.log_dir, "stderr" + suffix);
@@ -94,6 +105,14 @@ void UserProcesses::SignalAll(int sig) {
   for (const Process& p : procs_) {
     if (!p.ended) SignalGroup(p.pid, sig);
   }
+}
+
+std::vector<pid_t> UserProcesses::LiveGroups() const {
+  std::vector<pid_t> groups;
+  for (const Process& p : procs_) {
+    if (!p.ended) groups.push_back(p.pid);
+  }
+  return groups;
 }
 
 bool UserProcesses::all_ended() const {

@@ -31,7 +31,13 @@ struct ProcessesOutcome {
   std::string why;             // why the executor stopped them; empty when they ended by themselves
 };
 
-// The spawn options of each local process (env, log files, group), in local-rank order.
+// The file a task's user code may touch to say it makes progress without output
+// ($TONY_PROGRESS_FILE, README "Stalls"); set only for a role with a stall timeout.
+std::string ProgressFile(const TaskIdentity& id);
+
+// The spawn options of each local process (env, log files, group), in local-rank order. A role
+// with a stall timeout gets the Python stacks hook (executor/python_stacks.h), TONY_PROGRESS_FILE
+// and PYTHONUNBUFFERED=1 unless the job sets it.
 Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const RoleSpec& role,
                                                      const TaskIdentity& id,
                                                      const runtime::Cluster& cluster,
@@ -52,6 +58,8 @@ class UserProcesses {
   void Stop(const std::string& why, bool by_request);
 
   bool started() const { return !procs_.empty(); }
+  // The process groups of the processes not yet reaped (each process leads its own).
+  std::vector<pid_t> LiveGroups() const;
   bool stopping() const { return stop_sent_; }
   bool all_ended() const;
   ProcessesOutcome Outcome() const;

@@ -66,6 +66,7 @@ std::vector<Command> JobStateMachine::Handle(const Event& event, int64_t now_ms)
                  [&](const TaskLaunchFailed& e) { OnTaskLaunchFailed(e, now_ms, out); },
                  [&](const TaskRegistered& e) { OnTaskRegistered(e, now_ms, out); },
                  [&](const Heartbeat& e) { OnHeartbeat(e, now_ms); },
+                 [&](const TaskStalled& e) { OnTaskStalled(e, out); },
                  [&](const TaskExited& e) { OnTaskExited(e, now_ms, out); },
                  [&](const Tick&) {},
                  [&](const KillRequested& e) { OnKillRequested(e, now_ms, out); },
@@ -223,6 +224,30 @@ void JobStateMachine::OnHeartbeat(const Heartbeat& e, int64_t now_ms) {
   t->last_heartbeat_ms = now_ms;  // not a visible change: version_ stays
 }
 
+void JobStateMachine::OnTaskStalled(const TaskStalled& e, std::vector<Command>& out) {
+  TaskRecord* t = CurrentAttempt(e.task, e.attempt);
+  if (phase_ != JobPhase::kRunning || t == nullptr || !IsRunning(t->state) || t->stop_requested) {
+    return;
+  }
+  if (!e.stalled) {
+    if (t->state != TaskState::kStalled) return;
+    t->state = TaskState::kRunning;
+    t->stall.clear();
+    Touch();
+    return;
+  }
+  if (t->state == TaskState::kStalled && t->stall == e.note) return;
+  t->state = TaskState::kStalled;
+  t->stall = e.note;
+  Touch();
+  const RoleSpec* role = Role(t->id.role);
+  if (role == nullptr || role->on_stall == OnStall::kWarn) return;
+  t->stopped_for_stall = true;
+  t->stop_requested = true;
+  t->stop_reason = "stalled: " + e.note.substr(0, e.note.find('\n'));
+  out.push_back(StopTask{t->id, t->attempt, t->container_id, t->stop_reason});
+}
+
 void JobStateMachine::OnTaskExited(const TaskExited& e, int64_t now_ms, std::vector<Command>& out) {
   TaskRecord* t = CurrentAttempt(e.task, e.attempt);
   // Nothing runs for a kNew task; a terminal one already had its first report.
@@ -270,6 +295,10 @@ void JobStateMachine::EndFromReport(TaskRecord& t, const TaskExited& e, int64_t 
     std::string exit = DescribeExit(o.exit_code, o.signal);
     if (!exit.empty()) failure += ": " + exit;
     if (!o.reason.empty()) failure += (exit.empty() ? ": " : "; ") + o.reason;
+    // A stall's stacks come first: they say where it hung, the stderr tail only what it said.
+    if (size_t stacks = t.stall.find('\n'); t.stopped_for_stall && stacks != std::string::npos) {
+      failure += t.stall.substr(stacks);
+    }
     if (!e.diagnostics.empty()) failure += "\n" + e.diagnostics;
   }
   AfterTaskEnded(t, failure, now_ms, out);

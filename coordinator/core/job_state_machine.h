@@ -54,6 +54,12 @@
 //    is part of that restart, not a new failure. While a restart is pending the job cannot
 //    complete. With the budget used up the failure applies the rules above, its message saying
 //    so.
+//  * Stalls (RoleSpec::stall_timeout_ms, README "Stalls"): the executor watches its task's output
+//    and progress file and, once the timeout passes without either, captures the Python stacks
+//    and says so (TaskStalled): RUNNING becomes STALLED, and back when it says progress resumed.
+//    With on_stall kFail or kRestart tony stops it; that stop ends it FAILED for its stall (the
+//    message carries the stacks), and with kRestart it restarts whatever its restart policy says
+//    while its role's budget lasts.
 //  * An executor's report that it was stopped by a signal tony did not send (on YARN: the
 //    NodeManager preempting the container) is held until the container's status comes, at most
 //    kForeignStopWaitMs: only that status tells a preemption from a kill.
@@ -145,6 +151,10 @@ struct TaskRecord {
   // 1000 ms, task scope: task worker:1 failed: exit 3". Cleared when an attempt ends, unless
   // the end brings a restart: a terminal task with a note in a running job awaits its restart.
   std::string restart;
+  // While STALLED, and when a stall ended it: the executor's note, its first line "no output or
+  // progress for 30000 ms (tony.worker.stall-timeout-ms); ...", then the captured stacks.
+  std::string stall;
+  bool stopped_for_stall = false;  // tony stopped it for its stall (RoleSpec::on_stall)
   std::vector<PastAttempt> past_attempts;
 };
 
@@ -185,6 +195,14 @@ struct TaskExited {
   bool stopped = false;  // kExecutor: the executor itself stopped the user process
   ExitSource source = ExitSource::kExecutor;
 };
+// The task's executor saw it make no progress for its role's stall timeout (`stalled`, with its
+// note), or progress again after that.
+struct TaskStalled {
+  TaskId task;
+  int attempt = 0;
+  bool stalled = false;
+  std::string note;
+};
 // A task's user process serves what the tasks awaiting it need (RoleSpec::awaits): their spec
 // is released now.
 struct TaskPublished {
@@ -196,7 +214,7 @@ struct KillRequested {
   std::string reason;  // e.g. "killed by user (tony kill)"
 };
 using Event = std::variant<Start, ContainerAllocated, TaskLaunchFailed, TaskRegistered, Heartbeat,
-                           TaskExited, TaskPublished, Tick, KillRequested>;
+                           TaskStalled, TaskExited, TaskPublished, Tick, KillRequested>;
 
 // ---- Commands ----
 struct LaunchTask {
@@ -264,6 +282,7 @@ class JobStateMachine {
   void OnTaskLaunchFailed(const TaskLaunchFailed& e, int64_t now_ms, std::vector<Command>& out);
   void OnTaskRegistered(const TaskRegistered& e, int64_t now_ms, std::vector<Command>& out);
   void OnHeartbeat(const Heartbeat& e, int64_t now_ms);
+  void OnTaskStalled(const TaskStalled& e, std::vector<Command>& out);
   void OnTaskExited(const TaskExited& e, int64_t now_ms, std::vector<Command>& out);
   void OnKillRequested(const KillRequested& e, int64_t now_ms, std::vector<Command>& out);
   void OnTaskPublished(const TaskPublished& e, std::vector<Command>& out);

@@ -43,6 +43,10 @@ JobStateMachine::ExitOutcome JobStateMachine::ClassifyExit(const TaskRecord& t,
                                                            const TaskExited& e) {
   if (e.source == ExitSource::kContainer) {
     // The executor reported nothing: it was stopped before or while it ran, or it vanished.
+    // A task stopped for its stall whose executor ended without a report still FAILED for it.
+    if (t.stop_requested && t.stopped_for_stall) {
+      return {TaskState::kFailed, std::nullopt, 0, t.stop_reason};
+    }
     if (t.stop_requested || e.exit_code == kExitStoppedByCoordinator) {
       return {StoppedState(t), std::nullopt, 0, StopReason(t)};
     }
@@ -69,6 +73,9 @@ JobStateMachine::ExitOutcome JobStateMachine::ClassifyExit(const TaskRecord& t,
   if (e.signal == 0 && e.exit_code == 0) return {TaskState::kSucceeded, 0, 0, ""};
   // A process that exits by itself, even after tony asked it to stop, FAILED; one tony's stop
   // ended (the executor says so, or it died of the signals a stop sends) was STOPPED.
+  // One tony stopped for its stall FAILED for it, however it ended (its own exit in a SIGTERM
+  // handler too).
+  if (t.stopped_for_stall) return {TaskState::kFailed, code, e.signal, t.stop_reason};
   bool by_tony = t.stop_requested && (e.stopped || e.signal == SIGTERM || e.signal == SIGKILL);
   if (by_tony) {
     TaskState state = StoppedState(t);

@@ -17,6 +17,7 @@ std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); 
 // Whether the exit-code policy restarts this end: a signal tony did not send, a listed exit
 // code, or an end with no exit known (LOST: the executor or its node vanished).
 bool RetryableExit(const TaskRecord& t, const RoleSpec& role) {
+  if (t.stopped_for_stall) return false;  // the signal was tony's (on-stall restart decides)
   if (t.state == TaskState::kLost) return true;
   if (t.signal != 0) return true;
   if (!t.exit_code) return false;  // failed to launch, or killed by YARN for memory
@@ -46,6 +47,7 @@ bool JobStateMachine::MaybeScheduleRestart(TaskRecord& t, std::string& failure, 
   if (taken_back.empty()) {
     const bool retryable =
         role->restart_policy == RestartPolicy::kOnFailure ||
+        (t.stopped_for_stall && role->on_stall == OnStall::kRestart) ||
         (role->restart_policy == RestartPolicy::kExitCode && RetryableExit(t, *role));
     if (!retryable) return false;
     int& used = restarts_used_[role->name];
@@ -189,6 +191,8 @@ void JobStateMachine::ResetForNewAttempt(TaskRecord& t) {
   t.ended_ms = -1;
   t.container_status = 0;
   t.restart_at_ms = -1;
+  t.stall.clear();
+  t.stopped_for_stall = false;
   Touch();
 }
 

@@ -464,5 +464,73 @@ TEST(CoordinatorShellTest, EventsOnlyMoveForwardWhenATaskRegistersWhileTheJobSto
   EXPECT_EQ(worker1, (std::vector<std::string>{"NEW", "ALLOCATED", "NOT_STARTED"}));
 }
 
+// The events.jsonl states of `task` ("worker:1"), in order.
+std::vector<std::string> EventStates(const Shell& shell, const std::string& task) {
+  std::ifstream events(shell.job_dir() + "/events.jsonl");
+  std::vector<std::string> states;
+  for (std::string line; std::getline(events, line);) {
+    if (line.find("\"" + task + "\"") == std::string::npos) continue;
+    size_t at = line.find("\"state\":\"");
+    if (at == std::string::npos) continue;
+    states.push_back(line.substr(at + 9, line.find('"', at + 9) - at - 9));
+  }
+  return states;
+}
+
+Result<rpc::HeartbeatResponse> StalledBeat(rpc::CoordinatorClient& c, const std::string& role,
+                                           int index, const std::string& note) {
+  rpc::HeartbeatRequest req;
+  *req.mutable_task() = Ref(role, index);
+  req.set_stalled(!note.empty());
+  req.set_stall(note);
+  return c.Heartbeat(req, kRpcTimeoutMs);
+}
+
+TEST(CoordinatorShellTest, AStalledHeartbeatShowsStalledUntilOneSaysProgressOnWarn) {
+  ShellOptions o;
+  o.spec.roles[0].stall_timeout_ms = 2'000;
+  o.spec.roles[0].on_stall = OnStall::kWarn;
+  Shell shell(o);
+  StartAndRegisterBoth(shell);
+  const std::string note = "no output or progress for 2 s (tony.worker.stall-timeout-ms = 2000)";
+  auto beat = StalledBeat(shell.Client(), "worker", 0, note + "\n--- pid 7: python3 t.py\n");
+  ASSERT_TRUE(beat.ok()) << beat.status().ToString();
+  EXPECT_FALSE(beat->stop());
+  rpc::JobStatus status = shell.Status();
+  EXPECT_EQ(TaskState(status, "worker", 0), "STALLED");
+  EXPECT_EQ(FindTask(status, "worker", 0)->stall(), note + "\n--- pid 7: python3 t.py\n");
+  EXPECT_EQ(TaskState(status, "worker", 1), "RUNNING");
+
+  ASSERT_TRUE(Beat(shell.Client(), "worker", 0).ok());  // progress again
+  status = shell.Status();
+  EXPECT_EQ(TaskState(status, "worker", 0), "RUNNING");
+  EXPECT_EQ(FindTask(status, "worker", 0)->stall(), "");
+  EXPECT_EQ(EventStates(shell, "worker:0"),
+            (std::vector<std::string>{"NEW", "ALLOCATED", "REGISTERED", "RUNNING", "STALLED",
+                                      "RUNNING"}));
+  std::ifstream events(shell.job_dir() + "/events.jsonl");
+  std::string all((std::istreambuf_iterator<char>(events)), std::istreambuf_iterator<char>());
+  EXPECT_NE(all.find("\"reason\":\"" + note + "\""), std::string::npos) << all;
+}
+
+TEST(CoordinatorShellTest, AStalledHeartbeatStopsTheTaskOnFail) {
+  ShellOptions o;
+  o.spec.roles[0].stall_timeout_ms = 2'000;
+  Shell shell(o);  // on-stall: fail, the default
+  StartAndRegisterBoth(shell);
+  auto beat = StalledBeat(shell.Client(), "worker", 1, "no output or progress for 2 s");
+  ASSERT_TRUE(beat.ok()) << beat.status().ToString();
+  EXPECT_TRUE(beat->stop());
+  ASSERT_TRUE(shell.Engine().WaitFor([](const auto& r) { return !r.stopped.empty(); }));
+  EXPECT_EQ(shell.Engine().Record().stopped[0], shell.ContainerOf("worker", 1));
+  rpc::JobStatus status = shell.WaitForPhase(rpc::FINISHED);
+  EXPECT_EQ(status.final_status(), rpc::FAILED);
+  EXPECT_EQ(TaskState(status, "worker", 1), "FAILED");
+  EXPECT_NE(status.message().find("task worker:1 failed: stalled: no output or progress for 2 s"),
+            std::string::npos)
+      << status.message();
+  EXPECT_EQ(shell.WaitForExit(), 1);
+}
+
 }  // namespace
 }  // namespace tony

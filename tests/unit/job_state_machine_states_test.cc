@@ -162,15 +162,22 @@ TEST(TaskStateTest, TonyHistoryNamesMapFromTheModel) {
 }
 
 TEST(TaskStateTest, NamesRoundTripAndOnlyLiveStatesRankBelowTheEnds) {
-  for (TaskState s : {TaskState::kNew, TaskState::kAllocated, TaskState::kRegistered,
-                      TaskState::kRunning, TaskState::kSucceeded, TaskState::kFailed,
-                      TaskState::kStopped, TaskState::kNotStarted, TaskState::kLost}) {
+  for (TaskState s :
+       {TaskState::kNew, TaskState::kAllocated, TaskState::kRegistered, TaskState::kRunning,
+        TaskState::kStalled, TaskState::kSucceeded, TaskState::kFailed, TaskState::kStopped,
+        TaskState::kNotStarted, TaskState::kLost}) {
     EXPECT_EQ(ParseTaskState(TaskStateName(s)), s);
   }
   EXPECT_FALSE(ParseTaskState("FINISHED").has_value());
   EXPECT_LT(StateRank(TaskState::kRegistered), StateRank(TaskState::kRunning));
   EXPECT_TRUE(IsTerminal(TaskState::kNotStarted));
   EXPECT_FALSE(IsTerminal(TaskState::kRunning));
+  // STALLED is RUNNING without progress: it ranks with it, and is no end.
+  EXPECT_EQ(StateRank(TaskState::kStalled), StateRank(TaskState::kRunning));
+  EXPECT_FALSE(IsTerminal(TaskState::kStalled));
+  EXPECT_TRUE(IsRunning(TaskState::kStalled));
+  EXPECT_FALSE(IsRunning(TaskState::kRegistered));
+  EXPECT_STREQ(TonyHistoryStatus(TaskState::kStalled), "RUNNING");
   EXPECT_EQ(DescribeExit(std::nullopt, 0), "");
   EXPECT_EQ(DescribeExit(0, 0), "exit 0");
   EXPECT_EQ(DescribeExit(std::nullopt, 11), "signal 11 (SIGSEGV)");

@@ -172,6 +172,8 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.<role>.restart-exit-codes",
                                          "tony.<role>.restart-backoff-ms",
                                          "tony.<role>.restart-backoff-max-ms",
+                                         "tony.<role>.stall-timeout-ms",
+                                         "tony.<role>.on-stall",
                                          "tony.docker.enabled",
                                          "tony.docker.containers.image",
                                          "tony.docker.<role>.image",

@@ -39,6 +39,19 @@ std::vector<std::string> Words(const std::string& line) {
   return words;
 }
 
+TEST(RenderTaskTableTest, AStalledTaskShowsItsStallsSummaryNotItsStacks) {
+  rpc::JobStatus status;
+  rpc::TaskStatus* w0 = AddTask(&status, "worker", 0, "STALLED");
+  w0->set_stall(
+      "no output or progress for 2 s (tony.worker.stall-timeout-ms = 2000)\n--- pid 41: python3\n"
+      "  File \"t.py\", line 5 in hang\n");
+  const std::string table = RenderTaskTable(status);
+  EXPECT_THAT(table, HasSubstr("STALLED"));
+  EXPECT_THAT(table, HasSubstr("stalled: no output or progress for 2 s "
+                               "(tony.worker.stall-timeout-ms = 2000)"));
+  EXPECT_THAT(table, Not(HasSubstr("in hang")));
+}
+
 TEST(RenderTaskTableTest, LocalEngineShowsTheLogDirAndNoClusterColumns) {
   rpc::JobStatus status;
   rpc::TaskStatus* w1 = AddTask(&status, "worker", 1, "RUNNING");
