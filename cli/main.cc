@@ -155,6 +155,11 @@ int RunStatusOrKill(const std::string& command, const std::vector<std::string>& 
 
 // The bundle for this executable, from $TONY_HOME/cache (client/bundle.h).
 int RunBundle() {
+  Status home = history::PrepareTonyHome();
+  if (!home.ok()) {
+    std::cerr << "tony: error: " << home.message() << "\n";
+    return 1;
+  }
   auto self = SelfExecutable();
   auto bundle = self.ok() ? client::BuildBundle(*self, history::TonyHome() + "/cache")
                           : Result<std::string>(self.status());

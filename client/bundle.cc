@@ -1,6 +1,7 @@
 #include "client/bundle.h"
 
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +10,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <vector>
 
 #include "client/staging.h"
 #include "common/files.h"
@@ -20,6 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr char kDigestSuffix[] = ".sha256";  // beside each bundle: its content's SHA-256
 constexpr int kBundlesKept = 3;  // besides the one in use: other tony builds sharing TONY_HOME
 
 struct Captured {
@@ -89,6 +95,44 @@ Status CheckResolvesInside(const std::string& root) {
 }
 
 // Keeps the newest kBundlesKept bundles besides `current` (mtime is refreshed on every use).
+// The SHA-256 of a file, in hex.
+Result<std::string> FileSha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return ErrnoStatus("cannot open " + path, errno);
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (ctx == nullptr || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
+    return Internal("SHA-256 is not available");
+  }
+  std::vector<char> buf(1 << 16);
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) return Internal("cannot read " + path);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &length);
+  std::string hex;
+  char byte[3];
+  for (unsigned int i = 0; i < length; ++i) {
+    std::snprintf(byte, sizeof(byte), "%02x", digest[i]);
+    hex += byte;
+  }
+  return hex;
+}
+
+// Whether the cached bundle is the one tony built: its content against the digest recorded
+// beside it when it was built. A name alone proves nothing (anyone can compute it).
+bool CachedBundleIntact(const std::string& bundle) {
+  auto recorded = ReadFileBounded(bundle + kDigestSuffix, 128);
+  auto actual = FileSha256(bundle);
+  if (recorded.ok() && actual.ok() && Trim(*recorded) == *actual) return true;
+  std::cerr << "tony: warning: the cached bundle " << bundle
+            << (recorded.ok() ? " does not match the SHA-256 recorded when it was built"
+                              : " has no SHA-256 recorded beside it")
+            << "; building it again\n";
+  return false;
+}
+
 void PruneCache(const std::string& cache_dir, const std::string& current) {
   std::vector<std::pair<fs::file_time_type, fs::path>> bundles;
   std::error_code ec;
@@ -100,7 +144,10 @@ void PruneCache(const std::string& cache_dir, const std::string& current) {
   }
   std::sort(bundles.begin(), bundles.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (size_t i = kBundlesKept; i < bundles.size(); ++i) fs::remove(bundles[i].second, ec);
+  for (size_t i = kBundlesKept; i < bundles.size(); ++i) {
+    fs::remove(bundles[i].second, ec);
+    fs::remove(bundles[i].second.string() + kDigestSuffix, ec);
+  }
 }
 
 Status Assemble(const std::string& binary, const std::vector<SharedLibrary>& libs,
@@ -203,9 +250,9 @@ Result<std::string> BuildBundle(const std::string& binary, const std::string& ca
   }
   char key[17];
   std::snprintf(key, sizeof(key), "%016llx", static_cast<unsigned long long>(Fnv1a(key_text)));
-  TONY_RETURN_IF_ERROR(MakeDirs(cache_dir, 0700));
+  TONY_RETURN_IF_ERROR(MakePrivateDir(cache_dir));
   std::string bundle = cache_dir + "/bundle-" + key + ".tar.gz";
-  if (PathExists(bundle)) {
+  if (PathExists(bundle) && CachedBundleIntact(bundle)) {
     ::utimensat(AT_FDCWD, bundle.c_str(), nullptr, 0);  // most recently used, for PruneCache
     return bundle;
   }
@@ -216,6 +263,8 @@ Result<std::string> BuildBundle(const std::string& binary, const std::string& ca
     std::string archive = root + "/bundle.tar.gz";
     TONY_RETURN_IF_ERROR(
         RunQuiet({"tar", "-czf", archive, "-C", root, "bin", "lib"}, "").WithContext("archiving"));
+    TONY_ASSIGN_OR_RETURN(std::string digest, FileSha256(archive));
+    TONY_RETURN_IF_ERROR(WriteFileAtomic(bundle + kDigestSuffix, digest + "\n", 0600));
     // Atomic: a concurrent submit sees the whole bundle or none.
     if (::rename(archive.c_str(), bundle.c_str()) != 0) {
       return ErrnoStatus("cannot rename " + archive + " to " + bundle, errno);

@@ -409,9 +409,8 @@ int Submit(const SubmitOptions& o) {
   };
   Status s = CheckInputs(o);
   if (!s.ok()) return fail_input(s);
-  if (std::string notice = history::TonyHomeNotice(); !notice.empty()) {
-    std::cerr << "tony: note: " << notice << "\n";
-  }
+  s = history::PrepareTonyHome();
+  if (!s.ok()) return fail_input(s);
   if (o.conf_file.empty() && !JobFile(o).empty()) {
     std::cerr << "tony: using ./" << kDefaultJobFile << " as the job file (no --conf_file)\n";
   }
@@ -454,7 +453,7 @@ int Submit(const SubmitOptions& o) {
   std::string job_id = history::NewJobId();
   history::JobPaths paths(history::JobsRoot() + "/" + job_id);
   std::string secret = RandomHex(32);
-  s = MakeDirs(paths.root, 0700);
+  s = MakeNewPrivateDir(paths.root);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf->ToXml());
   if (s.ok()) s = StageJobFiles(o, paths);
   if (s.ok()) s = StageLocalResources(*spec, paths);

@@ -427,7 +427,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   // The local job dir, named by the application id, so status/logs/kill take the id.
   history::JobPaths paths(history::JobsRoot() + "/" + app_id);
   std::string secret = RandomHex(32);
-  s = MakeDirs(paths.root, 0700);
+  s = MakeNewPrivateDir(paths.root);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
   if (s.ok() && o.debug) {
     s = WriteFileAtomic(JoinPath(paths.root, kKeepStagingFile),

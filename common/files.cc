@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -56,8 +57,8 @@ Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes) {
 }
 
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  std::string tmp = path + ".tmp." + RandomHex(6);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return ErrnoStatus("cannot create " + tmp, errno);
   size_t off = 0;
   while (off < content.size()) {
@@ -85,6 +86,57 @@ Status MakeDirs(const std::string& path, int mode) {
   fs::create_directories(path, ec);
   if (ec) return Internal("cannot create directory " + path + ": " + ec.message());
   ::chmod(path.c_str(), static_cast<mode_t>(mode));
+  return Status::Ok();
+}
+
+namespace {
+
+Status CheckPrivateDir(const std::string& path, bool follow_link) {
+  struct stat st {};
+  if ((follow_link ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) {
+    return ErrnoStatus("cannot stat " + path, errno);
+  }
+  const std::string advice =
+      ": tony keeps job records, staged jobs and its bundle only in a directory of your own, "
+      "which nobody else could have planted; remove it or set TONY_HOME to a directory of yours";
+  if (S_ISLNK(st.st_mode)) return PermissionDenied(path + " is a symbolic link" + advice);
+  if (!S_ISDIR(st.st_mode)) return FailedPrecondition(path + " is not a directory");
+  if (st.st_uid != ::geteuid()) {
+    return PermissionDenied(path + " is owned by uid " + std::to_string(st.st_uid) +
+                            ", not by you (uid " + std::to_string(::geteuid()) + ")" + advice);
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return PermissionDenied(path + " is writable by " +
+                            ((st.st_mode & S_IWOTH) != 0 ? "every user" : "its group") + " (mode " +
+                            mode + ")" + advice);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status MakePrivateDir(const std::string& path, bool follow_link) {
+  if (::mkdir(path.c_str(), 0700) == 0) return Status::Ok();
+  if (errno == ENOENT) {
+    // Parents first (theirs are not checked: a home directory may well be group-readable).
+    std::string parent = fs::path(path).parent_path().string();
+    if (!parent.empty() && parent != path) {
+      std::error_code ec;
+      fs::create_directories(parent, ec);
+      if (ec) return Internal("cannot create directory " + parent + ": " + ec.message());
+    }
+    if (::mkdir(path.c_str(), 0700) == 0) return Status::Ok();
+  }
+  if (errno != EEXIST) return ErrnoStatus("cannot create directory " + path, errno);
+  return CheckPrivateDir(path, follow_link);
+}
+
+Status MakeNewPrivateDir(const std::string& path) {
+  if (::mkdir(path.c_str(), 0700) != 0) {
+    return ErrnoStatus("cannot create directory " + path, errno);
+  }
   return Status::Ok();
 }
 

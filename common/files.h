@@ -13,10 +13,19 @@ Result<std::string> ReadFile(const std::string& path);
 // file (or an endless one such as /dev/zero) with "larger than N bytes", never reading more
 // than max_bytes + 1.
 Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes);
-// Writes to "<path>.tmp.<pid>" then renames, so readers never see half a file.
+// Writes to a fresh "<path>.tmp.<random>" (O_EXCL|O_NOFOLLOW: never through a file or link
+// planted there) then renames, so readers never see half a file.
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode = 0644);
 Status MakeDirs(const std::string& path, int mode = 0755);
 Status RemoveAll(const std::string& path);
+// A directory only this user can write to, for what tony keeps (README "Directories tony
+// trusts"): created 0700 (missing parents too) or, when it is there, checked: a directory (not a
+// symlink to one, unless `follow_link`: TONY_HOME itself may be one), owned by this user, not
+// writable by group or others. Otherwise an error naming the path, its owner or mode and why:
+// another user could have planted it, or what is in it.
+Status MakePrivateDir(const std::string& path, bool follow_link = false);
+// A new directory, 0700; an error when anything is already there (EEXIST included).
+Status MakeNewPrivateDir(const std::string& path);
 bool PathExists(const std::string& path);
 bool IsDirectory(const std::string& path);
 Result<std::string> AbsolutePath(const std::string& path);

@@ -29,13 +29,19 @@ std::string TonyHome() {
          "/.tony";
 }
 
-std::string TonyHomeNotice() {
+Status PrepareTonyHome() {
   const char* home = std::getenv("TONY_HOME");
-  if (home != nullptr && *home != '\0') return "";
   const char* user_home = std::getenv("HOME");
-  if (user_home != nullptr && *user_home != '\0') return "";
-  return std::string("HOME is not set: job records go to ") + TonyHome() +
-         " (set TONY_HOME to choose another directory)";
+  if ((home == nullptr || *home == '\0') && (user_home == nullptr || *user_home == '\0')) {
+    return FailedPrecondition(
+        "neither TONY_HOME nor HOME is set: set TONY_HOME to a directory of your own for tony's "
+        "job records (tony does not fall back to /tmp, where another user could create it "
+        "first)");
+  }
+  // TONY_HOME itself may be a symlink to a directory of the user's; what tony makes in it not.
+  TONY_RETURN_IF_ERROR(MakePrivateDir(TonyHome(), /*follow_link=*/true).WithContext("TONY_HOME"));
+  TONY_RETURN_IF_ERROR(MakePrivateDir(JobsRoot()));
+  return MakePrivateDir(TonyHome() + "/cache");
 }
 
 std::string JobsRoot() { return TonyHome() + "/jobs"; }

@@ -22,9 +22,11 @@ namespace tony::history {
 // $TONY_HOME made absolute, else $HOME/.tony, else /tmp/.tony.
 std::string TonyHome();
 inline constexpr char kNoHomeDir[] = "/tmp";
-// What a client should tell the user about where job records go when that is not obvious (no
-// TONY_HOME and no HOME); empty otherwise.
-std::string TonyHomeNotice();
+// Before a client writes anything there: TONY_HOME and its jobs/ and cache/ made or checked as
+// directories only this user can write to (common/files.h MakePrivateDir). With neither
+// TONY_HOME nor HOME set it is an error: tony does not fall back to a directory under /tmp,
+// where another user could create it first.
+Status PrepareTonyHome();
 std::string JobsRoot();
 std::string NewJobId();
 

@@ -56,7 +56,8 @@ def test_bundle_holds_tony_and_its_libraries_but_not_glibc(tony, bundle):
     again = tony.run("bundle")
     assert again.returncode == 0 and again.stdout.strip() == path, again.stdout + again.stderr
     cache = os.path.dirname(path)
-    assert sorted(os.listdir(cache)) == [os.path.basename(path)], os.listdir(cache)
+    name = os.path.basename(path)
+    assert sorted(os.listdir(cache)) == [name, name + ".sha256"], os.listdir(cache)
 
 
 def test_every_library_but_glibc_resolves_inside_the_bundle(bundle):
@@ -117,3 +118,59 @@ def test_bundled_tony_runs_where_only_glibc_is_installed(bundle, tmp_path):
     assert r.returncode == 0 and r.stdout.startswith("tony "), r.stdout + r.stderr
     r = run_in_root(str(root), ["/opt/tony-bundle/bin/tony", "--help"])
     assert r.returncode == 0 and "submit" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_tampered_cached_bundle_is_not_used(tony, bundle):
+    """A bundle in the cache whose content is not what tony built (planted, or cut short) is
+    built again instead of being shipped to every container."""
+    path, _ = bundle
+    with open(path, "wb") as f:
+        f.write(b"#!/bin/sh\necho someone else's code\n")
+    r = tony.run("bundle")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip() == path
+    assert f"the cached bundle {path} does not match the SHA-256 recorded" in r.stderr, r.stderr
+    with tarfile.open(path) as tar:  # a real bundle again
+        assert "bin/tony" in tar.getnames()
+
+
+def test_directories_another_user_could_have_planted_are_refused(tmp_path):
+    """TONY_HOME, its cache and jobs dirs are tony's only when this user owns them and nobody
+    else can write to them; a planted one is refused naming it, and nothing is written there."""
+    from tonytest import Tony
+    open_home = tmp_path / "open-home"
+    open_home.mkdir()
+    os.chmod(open_home, 0o777)
+    tony = Tony(open_home)
+    r = tony.run("submit", "--executes", "true", "--conf", "tony.worker.instances=1")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"TONY_HOME: {open_home} is writable by every user (mode 0777)" in r.stderr, r.stderr
+    assert os.listdir(open_home) == []
+
+    home = tmp_path / "home"
+    (home / "cache").mkdir(parents=True)
+    os.chmod(home / "cache", 0o775)
+    tony = Tony(home)
+    r = tony.run("bundle")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"{home}/cache is writable by its group (mode 0775)" in r.stderr, r.stderr
+    assert os.listdir(home / "cache") == []
+
+    linked = tmp_path / "linked"
+    (linked / "elsewhere").mkdir(parents=True)
+    os.symlink(linked / "elsewhere", linked / "jobs")
+    tony = Tony(linked)
+    r = tony.run("submit", "--executes", "true", "--conf", "tony.worker.instances=1")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{linked}/jobs is a symbolic link" in r.stderr, r.stderr
+    assert os.listdir(linked / "elsewhere") == []
+
+    if os.geteuid() == 0:  # only root can give a directory to another user here
+        foreign = tmp_path / "foreign"
+        (foreign / "jobs").mkdir(parents=True)
+        os.chown(foreign / "jobs", 65534, 65534)
+        tony = Tony(foreign)
+        r = tony.run("submit", "--executes", "true", "--conf", "tony.worker.instances=1")
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert f"{foreign}/jobs is owned by uid 65534, not by you (uid 0)" in r.stderr, r.stderr
+        assert os.listdir(foreign / "jobs") == []

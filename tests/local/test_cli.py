@@ -60,15 +60,22 @@ def test_relative_tony_home_is_made_absolute_and_the_job_runs(tony, tmp_path):
     assert os.path.isdir(work / "rel-home" / "jobs" / job_id)
 
 
-def test_without_home_the_client_says_where_job_records_go(tony, tmp_path):
+def test_without_home_the_client_refuses_rather_than_use_tmp(tony, tmp_path):
     env = {k: v for k, v in tony.env.items() if k not in ("HOME", "TONY_HOME")}
-    # --conf without '=' stops the submit right after the notice: nothing is written to /tmp.
-    r = subprocess.run([TONY_BIN, "submit", "--executes", "true", "--conf", "oops"], env=env,
+    before = os.path.exists("/tmp/.tony")
+    r = subprocess.run([TONY_BIN, "submit", "--executes", "true"], env=env,
                        cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, timeout=60)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "neither TONY_HOME nor HOME is set: set TONY_HOME to a directory of your own" in \
+        r.stderr, r.stderr
+    assert "does not fall back to /tmp" in r.stderr, r.stderr
+    assert os.path.exists("/tmp/.tony") == before
+
+
+def test_a_bad_conf_flag_is_named_once(tony, tmp_path):
+    r = tony.run("submit", "--executes", "true", "--conf", "oops", cwd=str(tmp_path))
     assert r.returncode == 2
-    assert "HOME is not set: job records go to /tmp/.tony (set TONY_HOME" in r.stderr, r.stderr
-    # The key without '=' is named once, not twice.
     assert r.stderr.count("--conf oops") == 1, r.stderr
     assert "--conf oops: expected key=value" in r.stderr
 
