@@ -9,7 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 
+#include "common/clock.h"
 #include "common/strings.h"
 #include "hadoop/yarn/records.h"
 
@@ -47,6 +49,15 @@ Status CheckKeytabFile(const Configuration& conf, const std::string& keytab,
 std::string RmPrincipal(const hadoop::ClusterConf& cluster) {
   auto rm = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
   return hadoop::ServerPrincipal(cluster.rm_principal, rm.ok() ? rm->first : "");
+}
+
+std::vector<std::string> RmTokenServices(const hadoop::ClusterConf& cluster) {
+  std::vector<std::string> out;
+  for (const std::string& address : cluster.RmAddresses()) {
+    auto rm = hadoop::yarn::ParseHostPort(address);
+    if (rm.ok()) out.push_back(TokenService(rm->first, rm->second));
+  }
+  return out;
 }
 
 std::string DefaultFsTokenService(const hadoop::ClusterConf& cluster) {
@@ -91,11 +102,40 @@ Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
         ")");
   }
   if (!keytab.empty()) TONY_RETURN_IF_ERROR(CheckKeytabFile(job_conf, keytab, principal));
+  TONY_ASSIGN_OR_RETURN(std::optional<TokenFile> file, ReadTokenFile(std::getenv(kTokenFileEnv)));
+  Status unusable_file;  // why the token file cannot serve as the login, when it cannot
+  if (file) {
+    out.file_tokens = ForwardedTokens(*file);
+    out.token_file = file->Describe();
+    if (keytab.empty() && proxy_user.empty()) {
+      auto login = SelectTokenLogin(*file, RmTokenServices(cluster), DefaultFsTokenService(cluster),
+                                    SystemClock().WallMs());
+      if (login.ok()) {
+        out.user = ShortName(login->owner);
+        out.tokens = std::move(login).value();
+        return out;
+      }
+      unusable_file = login.status();
+    }
+  }
   using hadoop::security::KerberosCredentials;
   auto creds = keytab.empty() ? KerberosCredentials::FromTicketCache()
                               : KerberosCredentials::FromKeytab(principal, keytab);
+  if (!creds.ok() && !unusable_file.ok()) {
+    return Unauthenticated(unusable_file.message() +
+                           ", and there is no Kerberos login to submit with instead: " +
+                           creds.status().message() + "; or submit with a token file that holds " +
+                           std::string(hadoop::security::kRmDelegationTokenKind) + " for service " +
+                           Join(RmTokenServices(cluster), ",") + " and " +
+                           std::string(hadoop::security::kHdfsDelegationTokenKind) +
+                           " for service " + DefaultFsTokenService(cluster));
+  }
   if (!creds.ok()) {
     return creds.status().WithContext("the cluster in " + cluster.conf_dir + " uses Kerberos");
+  }
+  if (!unusable_file.ok()) {
+    std::cerr << "tony: warning: " << unusable_file.message() << "; submitting with the Kerberos "
+              << "ticket of " << (*creds)->principal() << " instead\n";
   }
   out.kerberos = *creds;
   out.user = ShortName(out.kerberos->principal());
@@ -111,6 +151,11 @@ Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
 std::unique_ptr<hadoop::yarn::ApplicationClient> MakeRmClient(
     const hadoop::ClusterConf& cluster, const ClientSecurity& security,
     std::vector<hadoop::ipc::ServerAddress> servers) {
+  if (security.tokens) {
+    return std::make_unique<hadoop::yarn::ApplicationClient>(
+        std::move(servers), security.tokens->rm, cluster.rpc_protection, cluster.rm_failover,
+        cluster.rm_connect);
+  }
   if (!security.kerberos) {
     return std::make_unique<hadoop::yarn::ApplicationClient>(
         std::move(servers), security.user, cluster.rm_failover, cluster.rm_connect);
@@ -139,6 +184,8 @@ std::unique_ptr<hadoop::hdfs::WebHdfs> MakeWebHdfs(const hadoop::ClusterConf& cl
   auto fs = std::make_unique<hadoop::hdfs::WebHdfs>(Join(cluster.NameNodeHttpAddresses(), ","),
                                                     security.user);
   if (security.kerberos) fs->UseSpnego();
+  if (security.tokens)
+    fs->UseDelegationToken(hadoop::security::EncodeTokenUrlString(security.tokens->hdfs));
   if (!security.proxy_user.empty()) fs->ActAs(security.proxy_user);
   return fs;
 }
@@ -147,8 +194,11 @@ Result<hadoop::security::Credentials> FetchDelegationTokens(const hadoop::Cluste
                                                             const ClientSecurity& security,
                                                             hadoop::yarn::ApplicationClient& rm,
                                                             hadoop::hdfs::WebHdfs& fs) {
-  hadoop::security::Credentials creds;
-  if (!security.kerberos) return creds;
+  hadoop::security::Credentials creds = security.file_tokens;
+  if (!security.kerberos) {
+    TONY_RETURN_IF_ERROR(CheckNotExpired(creds, security.token_file, SystemClock().WallMs()));
+    return creds;
+  }
   const std::string renewer = RmPrincipal(cluster);
   TONY_ASSIGN_OR_RETURN(auto rm_token, rm.GetDelegationToken(renewer));
   auto rm_addr = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
@@ -161,6 +211,9 @@ Result<hadoop::security::Credentials> FetchDelegationTokens(const hadoop::Cluste
   hdfs_token.kind = hadoop::security::kHdfsDelegationTokenKind;
   hdfs_token.service = DefaultFsTokenService(cluster);
   creds.AddToken(hdfs_token.service, hdfs_token);
+  // The file's tokens for other services still go on: one past its lifetime would make the RM
+  // refuse the submission (it renews every token first), with a vaguer message.
+  TONY_RETURN_IF_ERROR(CheckNotExpired(creds, security.token_file, SystemClock().WallMs()));
   return creds;
 }
 
