@@ -179,6 +179,23 @@ Status ExplainProxyRefusal(const ClientSecurity& security, Status s) {
       real + " to impersonate " + security.proxy_user + " from this host (" + s.message() + ")");
 }
 
+std::optional<Status> ExplainTokenRefusal(const ClientSecurity& security, const Status& s) {
+  const std::string& m = s.message();
+  if (s.ok() || !security.tokens ||
+      (m.find("InvalidToken") == std::string::npos &&
+       m.find("FATAL_UNAUTHORIZED") == std::string::npos &&
+       m.find("token not accepted") == std::string::npos)) {
+    return std::nullopt;
+  }
+  return Unauthenticated(security.token_file + ": the ResourceManager refused its " +
+                         security.tokens->rm.kind + " for " + security.tokens->rm.service + " (" +
+                         m +
+                         "): it expired, was cancelled, or is another ResourceManager's; get new "
+                         "tokens from the scheduler that wrote the file, or run kinit and submit "
+                         "without " +
+                         kTokenFileEnv);
+}
+
 std::unique_ptr<hadoop::hdfs::WebHdfs> MakeWebHdfs(const hadoop::ClusterConf& cluster,
                                                    const ClientSecurity& security) {
   auto fs = std::make_unique<hadoop::hdfs::WebHdfs>(Join(cluster.NameNodeHttpAddresses(), ","),

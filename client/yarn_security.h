@@ -70,6 +70,11 @@ std::unique_ptr<hadoop::yarn::ApplicationClient> MakeRmClient(
 // told in the user's terms (which settings would allow it); any other error as it is.
 Status ExplainProxyRefusal(const ClientSecurity& security, Status s);
 
+// The error of an RM that refused the token file's RM delegation token (expired, cancelled, or
+// another RM's), told in the user's terms (the file, the token, what to do); nullopt for any other
+// error.
+std::optional<Status> ExplainTokenRefusal(const ClientSecurity& security, const Status& s);
+
 // WebHDFS for `user`, over SPNEGO on a Kerberized cluster.
 std::unique_ptr<hadoop::hdfs::WebHdfs> MakeWebHdfs(const hadoop::ClusterConf& cluster,
                                                    const ClientSecurity& security);

@@ -387,6 +387,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   if (!new_app.ok()) {
     Status refused = ExplainProxyRefusal(cluster->security, new_app.status());
     if (refused.code() == StatusCode::kPermissionDenied) return Fail(refused);
+    if (auto token = ExplainTokenRefusal(cluster->security, new_app.status())) return Fail(*token);
     Status s = new_app.status();
     if (hadoop::ipc::IsRetriableConnectError(s)) {
       s = Status(s.code(), s.message() + " (is the ResourceManager up, and is " +

@@ -93,6 +93,41 @@ TEST(DelegationTokenIdentifierTest, RefusesOtherKindsAndBrokenBytes) {
   EXPECT_FALSE(security::DecodeDelegationTokenIdentifier(rm).ok());
 }
 
+// A file Hadoop 3.5's own client code wrote on the Kerberized minicluster (FetchTokens.java):
+// alice's RM delegation token for 127.0.0.1:41301 and HDFS delegation token for
+// 127.0.0.1:35491, renewer the RM's principal (hadoop/localhost), Writable format.
+constexpr char kHadoopWrittenFile[] =
+    "\x48\x44\x54\x53\x00\x02\x0f\x31\x32\x37\x2e\x30\x2e\x30\x2e\x31\x3a\x34\x31\x33\x30\x31"
+    "\x2b\x0a\x0f\x61\x6c\x69\x63\x65\x40\x54\x4f\x4e\x59\x2e\x54\x45\x53\x54\x12\x06\x68\x61"
+    "\x64\x6f\x6f\x70\x20\xe4\xcb\xf7\xc8\xa4\x34\x28\xe4\xd3\xa9\xe9\xa6\x34\x30\x01\x38\x02"
+    "\x14\x60\x99\xc3\x13\xbe\x87\xca\xd4\x34\x48\x4b\xa2\x98\x68\xa9\xfc\xa6\x27\xf3\xa5\x13"
+    "\x52\x4d\x5f\x44\x45\x4c\x45\x47\x41\x54\x49\x4f\x4e\x5f\x54\x4f\x4b\x45\x4e\x0f\x31\x32"
+    "\x37\x2e\x30\x2e\x30\x2e\x31\x3a\x34\x31\x33\x30\x31\x0f\x31\x32\x37\x2e\x30\x2e\x30\x2e"
+    "\x31\x3a\x33\x35\x34\x39\x31\x29\x00\x0f\x61\x6c\x69\x63\x65\x40\x54\x4f\x4e\x59\x2e\x54"
+    "\x45\x53\x54\x06\x68\x61\x64\x6f\x6f\x70\x00\x8a\x01\xa2\x49\x1d\xe7\x50\x8a\x01\xa2\x6d"
+    "\x2a\x6b\x50\x01\x02\x14\xf6\x03\x0d\x98\xb1\x1a\x22\x53\xc2\x90\x46\x9f\x52\x31\x4a\xbe"
+    "\xbd\x4a\xd3\x33\x15\x48\x44\x46\x53\x5f\x44\x45\x4c\x45\x47\x41\x54\x49\x4f\x4e\x5f\x54"
+    "\x4f\x4b\x45\x4e\x0f\x31\x32\x37\x2e\x30\x2e\x30\x2e\x31\x3a\x33\x35\x34\x39\x31\x00";
+
+TEST(DelegationTokenIdentifierTest, ReadsAFileHadoopWrote) {
+  auto creds = security::Credentials::Parse(
+      std::string_view(kHadoopWrittenFile, sizeof(kHadoopWrittenFile) - 1));
+  ASSERT_TRUE(creds.ok()) << creds.status().message();
+  TokenFile file{"/tmp/tokens", *creds};
+  auto login = SelectTokenLogin(file, {"127.0.0.1:41301"}, "127.0.0.1:35491", 0);
+  ASSERT_TRUE(login.ok()) << login.status().message();
+  EXPECT_EQ(login->owner, "alice@TONY.TEST");
+  for (const security::Token* t : {&login->rm, &login->hdfs}) {
+    auto id = security::DecodeDelegationTokenIdentifier(*t);
+    ASSERT_TRUE(id.ok()) << t->kind << ": " << id.status().message();
+    EXPECT_EQ(id->owner, "alice@TONY.TEST") << t->kind;
+    EXPECT_EQ(id->renewer, "hadoop") << t->kind;
+    EXPECT_EQ(id->real_user, "") << t->kind;
+    EXPECT_GT(id->max_date_ms, id->issue_date_ms) << t->kind;
+    EXPECT_GT(id->issue_date_ms, int64_t{1'700'000'000'000}) << t->kind;
+  }
+}
+
 TEST(SelectTokenLoginTest, PicksTheRmTokenOfThisClusterAndTheDefaultFsToken) {
   TokenFile file = FileWith({HdfsToken("127.0.0.1:9999"), RmToken("10.0.0.1:8032"),
                              RmToken(kRmService), HdfsToken(kNnService)});
@@ -266,6 +301,32 @@ TEST_F(TokenFileLoginTest, AnOpenClusterIgnoresTheFile) {
   ASSERT_TRUE(login.ok()) << login.status().message();
   EXPECT_FALSE(login->secure());
   EXPECT_EQ(login->user, "root");
+}
+
+}  // namespace
+}  // namespace tony::client
+
+namespace tony::client {
+namespace {
+
+TEST(ExplainTokenRefusalTest, NamesTheFileAndTokenOnlyForATokenLogin) {
+  const Status refused = Unauthenticated(
+      "IPC handshake with localhost:8032: org.apache.hadoop.security.token.SecretManager"
+      "$InvalidToken: Token for real user: , can't be found in cache [FATAL_UNAUTHORIZED]");
+  ClientSecurity kerberos;
+  EXPECT_FALSE(ExplainTokenRefusal(kerberos, refused).has_value());
+  ClientSecurity tokens;
+  tokens.tokens = TokenLogin{RmToken(kRmService), HdfsToken(kNnService), "alice@EXAMPLE.COM"};
+  tokens.token_file = "$HADOOP_TOKEN_FILE_LOCATION (/tmp/tokens)";
+  EXPECT_FALSE(ExplainTokenRefusal(tokens, Unavailable("connection refused")).has_value());
+  auto told = ExplainTokenRefusal(tokens, refused);
+  ASSERT_TRUE(told.has_value());
+  EXPECT_EQ(told->code(), StatusCode::kUnauthenticated);
+  EXPECT_THAT(told->message(),
+              HasSubstr("$HADOOP_TOKEN_FILE_LOCATION (/tmp/tokens): the ResourceManager refused "
+                        "its RM_DELEGATION_TOKEN for 127.0.0.1:8032 (IPC handshake"));
+  EXPECT_THAT(told->message(),
+              HasSubstr("run kinit and submit without HADOOP_TOKEN_FILE_LOCATION"));
 }
 
 }  // namespace
