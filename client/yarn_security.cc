@@ -44,6 +44,18 @@ Status CheckKeytabFile(const Configuration& conf, const std::string& keytab,
   return Status::Ok();
 }
 
+// Neither the token file nor a Kerberos login can serve: both reasons, and both remedies.
+Status NoLogin(const hadoop::ClusterConf& cluster, const Status& unusable_file,
+               const Status& kerberos) {
+  return Unauthenticated(unusable_file.message() +
+                         ", and there is no Kerberos login to submit with instead: " +
+                         kerberos.message() + "; or submit with a token file that holds " +
+                         std::string(hadoop::security::kRmDelegationTokenKind) + " for service " +
+                         Join(RmTokenServices(cluster), ",") + " and " +
+                         std::string(hadoop::security::kHdfsDelegationTokenKind) + " for service " +
+                         DefaultFsTokenService(cluster));
+}
+
 }  // namespace
 
 std::string RmPrincipal(const hadoop::ClusterConf& cluster) {
@@ -121,15 +133,7 @@ Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
   using hadoop::security::KerberosCredentials;
   auto creds = keytab.empty() ? KerberosCredentials::FromTicketCache()
                               : KerberosCredentials::FromKeytab(principal, keytab);
-  if (!creds.ok() && !unusable_file.ok()) {
-    return Unauthenticated(unusable_file.message() +
-                           ", and there is no Kerberos login to submit with instead: " +
-                           creds.status().message() + "; or submit with a token file that holds " +
-                           std::string(hadoop::security::kRmDelegationTokenKind) + " for service " +
-                           Join(RmTokenServices(cluster), ",") + " and " +
-                           std::string(hadoop::security::kHdfsDelegationTokenKind) +
-                           " for service " + DefaultFsTokenService(cluster));
-  }
+  if (!creds.ok() && !unusable_file.ok()) return NoLogin(cluster, unusable_file, creds.status());
   if (!creds.ok()) {
     return creds.status().WithContext("the cluster in " + cluster.conf_dir + " uses Kerberos");
   }
