@@ -70,6 +70,22 @@ Result<security::Token> TokenFor(const hadoop::ClusterConf& cluster, const Clien
   return RpcToken(cluster, login, uri.host, uri.port > 0 ? uri.port : 8020, renewer);
 }
 
+// The service Hadoop names `uri`'s token with (as TokenFor sets it).
+std::string ServiceOf(const hadoop::ClusterConf& cluster, const NameNodeUri& uri) {
+  if (uri.scheme == "webhdfs") return TokenService(uri.host, uri.port > 0 ? uri.port : 9870);
+  if (uri.port < 0 && !cluster.raw.GetOr("dfs.ha.namenodes." + uri.host, "").empty()) {
+    return "ha-hdfs:" + uri.host;
+  }
+  return TokenService(uri.host, uri.port > 0 ? uri.port : 8020);
+}
+
+bool HasService(const security::Credentials& creds, const std::string& service) {
+  for (const auto& [alias, t] : creds.tokens()) {
+    if (t.service == service) return true;
+  }
+  return false;
+}
+
 // tony.history.location counts only as an hdfs:// URI (TonY fetches for its file system).
 std::vector<std::pair<std::string, std::string>> Requested(const Configuration& job_conf) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -79,6 +95,28 @@ std::vector<std::pair<std::string, std::string>> Requested(const Configuration& 
   std::string history = job_conf.GetOr("tony.history.location", "");
   if (StartsWith(history, "hdfs://")) out.emplace_back("tony.history.location", history);
   return out;
+}
+
+// A token-file login fetches nothing: each NameNode asked for needs the file's token.
+std::vector<std::string> MissingFromTokenFile(const hadoop::ClusterConf& cluster,
+                                              const ClientSecurity& login,
+                                              const Configuration& job_conf,
+                                              const security::Credentials& creds) {
+  std::vector<std::string> warnings;
+  for (const auto& [key, text] : Requested(job_conf)) {
+    auto uri = ParseNameNodeUri(text, key);
+    if (!uri.ok()) {
+      warnings.push_back("no delegation token for " + text + " (" + key +
+                         "); tasks cannot reach it: " + uri.status().message());
+      continue;
+    }
+    std::string service = ServiceOf(cluster, *uri);
+    if (HasService(creds, service)) continue;
+    warnings.push_back("no delegation token for " + text + " (" + key +
+                       "); tasks cannot reach it: " + login.token_file + " has none for service " +
+                       service + ", and tony fetches none without a Kerberos login (run kinit)");
+  }
+  return warnings;
 }
 
 }  // namespace
@@ -112,6 +150,7 @@ std::vector<std::string> AddOtherNameNodeTokens(const hadoop::ClusterConf& clust
                                                 const Configuration& job_conf,
                                                 security::Credentials* creds) {
   std::vector<std::string> warnings;
+  if (login.tokens) return MissingFromTokenFile(cluster, login, job_conf, *creds);
   if (!login.kerberos) return warnings;
   const std::string renewer = RmPrincipal(cluster);
   for (const auto& [key, text] : Requested(job_conf)) {

@@ -9,7 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 
+#include "common/clock.h"
 #include "common/strings.h"
 #include "hadoop/yarn/records.h"
 
@@ -42,11 +44,32 @@ Status CheckKeytabFile(const Configuration& conf, const std::string& keytab,
   return Status::Ok();
 }
 
+// Neither the token file nor a Kerberos login can serve: both reasons, and both remedies.
+Status NoLogin(const hadoop::ClusterConf& cluster, const Status& unusable_file,
+               const Status& kerberos) {
+  return Unauthenticated(unusable_file.message() +
+                         ", and there is no Kerberos login to submit with instead: " +
+                         kerberos.message() + "; or submit with a token file that holds " +
+                         std::string(hadoop::security::kRmDelegationTokenKind) + " for service " +
+                         Join(RmTokenServices(cluster), ",") + " and " +
+                         std::string(hadoop::security::kHdfsDelegationTokenKind) + " for service " +
+                         DefaultFsTokenService(cluster));
+}
+
 }  // namespace
 
 std::string RmPrincipal(const hadoop::ClusterConf& cluster) {
   auto rm = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
   return hadoop::ServerPrincipal(cluster.rm_principal, rm.ok() ? rm->first : "");
+}
+
+std::vector<std::string> RmTokenServices(const hadoop::ClusterConf& cluster) {
+  std::vector<std::string> out;
+  for (const std::string& address : cluster.RmAddresses()) {
+    auto rm = hadoop::yarn::ParseHostPort(address);
+    if (rm.ok()) out.push_back(TokenService(rm->first, rm->second));
+  }
+  return out;
 }
 
 std::string DefaultFsTokenService(const hadoop::ClusterConf& cluster) {
@@ -91,11 +114,32 @@ Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
         ")");
   }
   if (!keytab.empty()) TONY_RETURN_IF_ERROR(CheckKeytabFile(job_conf, keytab, principal));
+  TONY_ASSIGN_OR_RETURN(std::optional<TokenFile> file, ReadTokenFile(std::getenv(kTokenFileEnv)));
+  Status unusable_file;  // why the token file cannot serve as the login, when it cannot
+  if (file) {
+    out.file_tokens = ForwardedTokens(*file);
+    out.token_file = file->Describe();
+    if (keytab.empty() && proxy_user.empty()) {
+      auto login = SelectTokenLogin(*file, RmTokenServices(cluster), DefaultFsTokenService(cluster),
+                                    SystemClock().WallMs());
+      if (login.ok()) {
+        out.user = ShortName(login->owner);
+        out.tokens = std::move(login).value();
+        return out;
+      }
+      unusable_file = login.status();
+    }
+  }
   using hadoop::security::KerberosCredentials;
   auto creds = keytab.empty() ? KerberosCredentials::FromTicketCache()
                               : KerberosCredentials::FromKeytab(principal, keytab);
+  if (!creds.ok() && !unusable_file.ok()) return NoLogin(cluster, unusable_file, creds.status());
   if (!creds.ok()) {
     return creds.status().WithContext("the cluster in " + cluster.conf_dir + " uses Kerberos");
+  }
+  if (!unusable_file.ok()) {
+    std::cerr << "tony: warning: " << unusable_file.message() << "; submitting with the Kerberos "
+              << "ticket of " << (*creds)->principal() << " instead\n";
   }
   out.kerberos = *creds;
   out.user = ShortName(out.kerberos->principal());
@@ -111,6 +155,11 @@ Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
 std::unique_ptr<hadoop::yarn::ApplicationClient> MakeRmClient(
     const hadoop::ClusterConf& cluster, const ClientSecurity& security,
     std::vector<hadoop::ipc::ServerAddress> servers) {
+  if (security.tokens) {
+    return std::make_unique<hadoop::yarn::ApplicationClient>(
+        std::move(servers), security.tokens->rm, cluster.rpc_protection, cluster.rm_failover,
+        cluster.rm_connect);
+  }
   if (!security.kerberos) {
     return std::make_unique<hadoop::yarn::ApplicationClient>(
         std::move(servers), security.user, cluster.rm_failover, cluster.rm_connect);
@@ -134,11 +183,30 @@ Status ExplainProxyRefusal(const ClientSecurity& security, Status s) {
       real + " to impersonate " + security.proxy_user + " from this host (" + s.message() + ")");
 }
 
+std::optional<Status> ExplainTokenRefusal(const ClientSecurity& security, const Status& s) {
+  const std::string& m = s.message();
+  if (s.ok() || !security.tokens ||
+      (m.find("InvalidToken") == std::string::npos &&
+       m.find("FATAL_UNAUTHORIZED") == std::string::npos &&
+       m.find("token not accepted") == std::string::npos)) {
+    return std::nullopt;
+  }
+  return Unauthenticated(security.token_file + ": the ResourceManager refused its " +
+                         security.tokens->rm.kind + " for " + security.tokens->rm.service + " (" +
+                         m +
+                         "): it expired, was cancelled, or is another ResourceManager's; get new "
+                         "tokens from the scheduler that wrote the file, or run kinit and submit "
+                         "without " +
+                         kTokenFileEnv);
+}
+
 std::unique_ptr<hadoop::hdfs::WebHdfs> MakeWebHdfs(const hadoop::ClusterConf& cluster,
                                                    const ClientSecurity& security) {
   auto fs = std::make_unique<hadoop::hdfs::WebHdfs>(Join(cluster.NameNodeHttpAddresses(), ","),
                                                     security.user);
   if (security.kerberos) fs->UseSpnego();
+  if (security.tokens)
+    fs->UseDelegationToken(hadoop::security::EncodeTokenUrlString(security.tokens->hdfs));
   if (!security.proxy_user.empty()) fs->ActAs(security.proxy_user);
   return fs;
 }
@@ -147,8 +215,11 @@ Result<hadoop::security::Credentials> FetchDelegationTokens(const hadoop::Cluste
                                                             const ClientSecurity& security,
                                                             hadoop::yarn::ApplicationClient& rm,
                                                             hadoop::hdfs::WebHdfs& fs) {
-  hadoop::security::Credentials creds;
-  if (!security.kerberos) return creds;
+  hadoop::security::Credentials creds = security.file_tokens;
+  if (!security.kerberos) {
+    TONY_RETURN_IF_ERROR(CheckNotExpired(creds, security.token_file, SystemClock().WallMs()));
+    return creds;
+  }
   const std::string renewer = RmPrincipal(cluster);
   TONY_ASSIGN_OR_RETURN(auto rm_token, rm.GetDelegationToken(renewer));
   auto rm_addr = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
@@ -161,6 +232,9 @@ Result<hadoop::security::Credentials> FetchDelegationTokens(const hadoop::Cluste
   hdfs_token.kind = hadoop::security::kHdfsDelegationTokenKind;
   hdfs_token.service = DefaultFsTokenService(cluster);
   creds.AddToken(hdfs_token.service, hdfs_token);
+  // The file's tokens for other services still go on: one past its lifetime would make the RM
+  // refuse the submission (it renews every token first), with a vaguer message.
+  TONY_RETURN_IF_ERROR(CheckNotExpired(creds, security.token_file, SystemClock().WallMs()));
   return creds;
 }
 

@@ -404,6 +404,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   if (!new_app.ok()) {
     Status refused = ExplainProxyRefusal(cluster->security, new_app.status());
     if (refused.code() == StatusCode::kPermissionDenied) return Fail(refused);
+    if (auto token = ExplainTokenRefusal(cluster->security, new_app.status())) return Fail(*token);
     Status s = new_app.status();
     if (hadoop::ipc::IsRetriableConnectError(s)) {
       s = Status(s.code(), s.message() + " (is the ResourceManager up, and is " +
@@ -524,6 +525,9 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   // the command line (engine/yarn/yarn_engine.cc does the same for every executor).
   // On a Kerberized cluster the delegation tokens go with it (client/yarn_security.h).
   hadoop::security::Credentials am_credentials = *tokens;
+  // Tokens from a token file are the scheduler's, shared with its other jobs: the RM must not
+  // cancel them when this application ends.
+  sub.cancel_tokens_when_complete = cluster->security.file_tokens.tokens().empty();
   am_credentials.AddSecret(rpc::kJobSecretAlias, secret);
   yarn::SetTokens(&sub.am_container, am_credentials);
   if (spec.docker_enabled) {
@@ -540,7 +544,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     yarn::AddEnvironment(&sub.am_container, engine::kWebHdfsUrlEnv,
                          "http://" + namenodes.front() + "/webhdfs/v1");
   }
-  if (cluster->security.kerberos) {
+  if (cluster->security.secure()) {
     yarn::AddEnvironment(&sub.am_container, engine::kHdfsTokenServiceEnv,
                          DefaultFsTokenService(cluster->conf));
   }

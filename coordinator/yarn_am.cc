@@ -61,10 +61,15 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
       yarn.task_tokens.AddToken(alias, t);
     }
   }
+  // The staging file system's token by its service: a token file's tokens for other
+  // NameNodes may come first (client/token_file.h).
   std::optional<hadoop::security::Token> hdfs_token;
-  if (const auto* t = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind)) {
-    hdfs_token = *t;
+  const auto* staging_token = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind,
+                                                    Env(engine::kHdfsTokenServiceEnv));
+  if (staging_token == nullptr) {
+    staging_token = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind);
   }
+  if (staging_token != nullptr) hdfs_token = *staging_token;
   TONY_ASSIGN_OR_RETURN(std::string listing, ReadFile(JoinPath(job_dir, engine::kResourcesFile)));
   TONY_ASSIGN_OR_RETURN(yarn.resources, engine::ParseYarnResources(listing));
   if (yarn.scheduler_address.empty()) {

@@ -1,6 +1,7 @@
 // Hadoop token storage streams (docs/hadoop-ipc.md §3): the container's $HADOOP_TOKEN_FILE_LOCATION
 // and ContainerLaunchContextProto.tokens, in both formats (0 Writable, 1 protobuf). What parses
-// must survive a write and a read in either format unchanged. Also a token's URL string.
+// must survive a write and a read in either format unchanged. Also a token's URL string, and
+// the delegation token identifiers a token file's RM and HDFS tokens carry (§3.1).
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
@@ -34,6 +35,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto again = tony::hadoop::security::DecodeTokenUrlString(
         tony::hadoop::security::EncodeTokenUrlString(*token));
     FUZZ_CHECK(again.ok() && *again == *token);
+  }
+
+  // An identifier in either encoding: what decodes is a plain value; nothing may crash.
+  for (std::string_view kind : {tony::hadoop::security::kRmDelegationTokenKind,
+                                tony::hadoop::security::kHdfsDelegationTokenKind}) {
+    tony::hadoop::security::Token token{std::string(in), "", std::string(kind), ""};
+    if (auto id = tony::hadoop::security::DecodeDelegationTokenIdentifier(token); id.ok()) {
+      FUZZ_CHECK(id->owner.size() <= size);
+    }
   }
 
   size_t pos = 0;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "Security.pb.h"
+#include "yarn_security_token.pb.h"
 
 namespace tony::hadoop::security {
 namespace {
@@ -268,6 +269,61 @@ Result<std::string> TakeSecretFromTokenFile(std::string_view alias) {
   creds.RemoveSecret(alias);
   TONY_RETURN_IF_ERROR(creds.WriteFile(path, Credentials::Format::kWritable));
   return secret;
+}
+
+namespace {
+
+// §3.1: version byte 0, Text owner, renewer, realUser, vlong issueDate, maxDate, vint
+// sequenceNumber, masterKeyId.
+Result<DelegationTokenIdentifier> DecodeWritableIdentifier(std::string_view data) {
+  auto bad = [](std::string_view why) {
+    return InvalidArgument("delegation token identifier: " + std::string(why));
+  };
+  if (data.empty()) return bad("empty");
+  if (data[0] != 0) return bad("unknown version " + std::to_string(static_cast<uint8_t>(data[0])));
+  size_t pos = 1;
+  auto text = [&](std::string* out) {
+    int64_t len = 0;
+    if (!ReadWritableVLong(data, &pos, &len) || len < 0 ||
+        static_cast<uint64_t>(len) > data.size() - pos) {
+      return false;
+    }
+    out->assign(data.substr(pos, static_cast<size_t>(len)));
+    pos += static_cast<size_t>(len);
+    return true;
+  };
+  DelegationTokenIdentifier id;
+  int64_t sequence = 0;
+  int64_t key = 0;
+  if (!text(&id.owner) || !text(&id.renewer) || !text(&id.real_user) ||
+      !ReadWritableVLong(data, &pos, &id.issue_date_ms) ||
+      !ReadWritableVLong(data, &pos, &id.max_date_ms) ||
+      !ReadWritableVLong(data, &pos, &sequence) || !ReadWritableVLong(data, &pos, &key)) {
+    return bad("truncated");
+  }
+  if (pos != data.size()) return bad("trailing bytes");
+  id.sequence_number = static_cast<int32_t>(sequence);
+  id.master_key_id = static_cast<int32_t>(key);
+  return id;
+}
+
+}  // namespace
+
+Result<DelegationTokenIdentifier> DecodeDelegationTokenIdentifier(const Token& token) {
+  if (token.kind == kHdfsDelegationTokenKind || token.kind == kWebHdfsDelegationTokenKind) {
+    return DecodeWritableIdentifier(token.identifier);
+  }
+  if (token.kind != kRmDelegationTokenKind) {
+    return InvalidArgument("not a delegation token: kind " + token.kind);
+  }
+  ::hadoop::yarn::YARNDelegationTokenIdentifierProto proto;
+  if (!proto.ParseFromString(token.identifier) || !proto.has_owner() || !proto.has_maxdate()) {
+    return InvalidArgument(
+        "RM delegation token identifier: not a YARNDelegationTokenIdentifierProto");
+  }
+  return DelegationTokenIdentifier{proto.owner(),      proto.renewer(), proto.realuser(),
+                                   proto.issuedate(),  proto.maxdate(), proto.sequencenumber(),
+                                   proto.masterkeyid()};
 }
 
 Result<Credentials> Credentials::Parse(std::string_view bytes) {

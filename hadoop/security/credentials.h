@@ -84,6 +84,25 @@ std::string EncodeTokenUrlString(const Token& token);
 // Errors never quote the input: it is a secret.
 Result<Token> DecodeTokenUrlString(std::string_view url_string);
 
+// What a delegation token's identifier says (AbstractDelegationTokenIdentifier,
+// docs/hadoop-ipc.md §3.1): whom it acts for, who may renew it, and its maximum lifetime. The
+// server keeps the current expiry (issue or last renewal + renew interval); only max_date_ms,
+// after which no renewal helps, can be read from the token itself.
+struct DelegationTokenIdentifier {
+  std::string owner;      // the user the token acts for ("alice@EXAMPLE.COM")
+  std::string renewer;    // short name of who may renew it
+  std::string real_user;  // the proxy's login when the owner was impersonated; else empty
+  int64_t issue_date_ms = 0;
+  int64_t max_date_ms = 0;
+  int32_t sequence_number = 0;
+  int32_t master_key_id = 0;
+};
+
+// The identifier of an RM_DELEGATION_TOKEN (a YARNDelegationTokenIdentifierProto) or of an
+// HDFS_DELEGATION_TOKEN / WEBHDFS delegation token (the Writable form, version 0);
+// kInvalidArgument for another kind or bytes that do not parse. Errors never quote the bytes.
+Result<DelegationTokenIdentifier> DecodeDelegationTokenIdentifier(const Token& token);
+
 // Hadoop's WritableUtils variable-length integers (not protobuf varints, §3).
 void AppendWritableVLong(int64_t value, std::string* out);
 // Reads one at data[*pos]; advances *pos. False if truncated.

@@ -42,6 +42,14 @@ ipc::ConnectionOptions KerberosClientOptions(std::shared_ptr<security::KerberosC
   return o;
 }
 
+ipc::ConnectionOptions TokenClientOptions(security::Token token, std::vector<ipc::Qop> protection) {
+  ipc::ConnectionOptions o = Options("", 0, kClientProtocol);
+  o.auth = ipc::AuthMethod::kToken;
+  o.token = std::move(token);
+  o.protection = std::move(protection);
+  return o;
+}
+
 ipc::ConnectionOptions MasterOptions(security::Token am_rm_token) {
   ipc::ConnectionOptions o = Options("", 0, kMasterProtocol);
   o.auth = ipc::AuthMethod::kToken;
@@ -93,6 +101,7 @@ pb::ApplicationSubmissionContextProto BuildSubmissionContext(const Submission& s
   c.mutable_priority()->set_priority(s.priority);
   *c.mutable_am_container_spec() = s.am_container;
   c.set_maxappattempts(s.max_attempts);
+  c.set_cancel_tokens_when_complete(s.cancel_tokens_when_complete);
   *c.mutable_resource() = ToProto(s.am_resource);  // §4.3 field 9, required
   c.set_applicationtype(s.type);
   for (const auto& t : s.tags) {
@@ -122,6 +131,14 @@ ApplicationClient::ApplicationClient(std::vector<ipc::ServerAddress> resource_ma
     : rpc_(std::move(resource_managers),
            KerberosClientOptions(std::move(kerberos), std::move(rm_principal),
                                  std::move(protection), std::move(proxy_user)),
+           "ResourceManager", failover, single) {}
+
+ApplicationClient::ApplicationClient(std::vector<ipc::ServerAddress> resource_managers,
+                                     security::Token rm_delegation_token,
+                                     std::vector<ipc::Qop> protection, ipc::FailoverPolicy failover,
+                                     ipc::RetryPolicy single)
+    : rpc_(std::move(resource_managers),
+           TokenClientOptions(std::move(rm_delegation_token), std::move(protection)),
            "ResourceManager", failover, single) {}
 
 Result<security::Token> ApplicationClient::GetDelegationToken(const std::string& renewer) {

@@ -50,6 +50,9 @@ struct Submission {
   std::string node_label;
   int priority = 0;
   int max_attempts = 1;
+  // false: the RM leaves the launch context's delegation tokens alone when the application
+  // ends (they are someone else's, e.g. a workflow scheduler's); true: it cancels them.
+  bool cancel_tokens_when_complete = true;
   Resource am_resource;
   pb::ContainerLaunchContextProto am_container;
 };
@@ -72,6 +75,11 @@ class ApplicationClient {
                     std::string rm_principal, std::vector<ipc::Qop> protection,
                     ipc::FailoverPolicy failover, std::string proxy_user = "",
                     ipc::RetryPolicy single = {});
+  // The same with an RM delegation token instead of a Kerberos login (TOKEN, DIGEST-MD5, §2.2,
+  // §3.1): every call runs as the token's owner. The token serves every RM of an HA pair.
+  ApplicationClient(std::vector<ipc::ServerAddress> resource_managers,
+                    security::Token rm_delegation_token, std::vector<ipc::Qop> protection,
+                    ipc::FailoverPolicy failover, ipc::RetryPolicy single = {});
   // getDelegationToken: an RM delegation token that `renewer` may renew (Kerberos only).
   Result<security::Token> GetDelegationToken(const std::string& renewer);
 

@@ -5,6 +5,9 @@
 # (--ha: two ResourceManagers, rm0 active, and a line "failover" on stdin swaps them; Ha.java).
 # (--second-dfs: a second MiniDFSCluster, its addresses in <confdir>/second-dfs.txt; Main.java).
 # (each key=value overrides a setting of the clusters' configuration).
+# `start.sh --fetch-tokens <confdir> <principal> <keytab> <out-file> [--no-rm] [--protobuf]` writes a
+# credentials file with Hadoop's client code instead, as a workflow scheduler would
+# (FetchTokens.java), and exits.
 # Prints "MINICLUSTER READY <confdir>" once the clusters are up and <confdir>/{core,hdfs,yarn}-site.xml
 # are written; exits when its stdin closes. The first build needs Maven Central (jars go to
 # ~/.m2); later builds work offline. `start.sh --build-only` just builds.
@@ -21,7 +24,8 @@ if [[ ! -f target/classpath.txt || ! -f target/classes/tony/minicluster/Main.cla
       pom.xml -nt target/classpath.txt ||
       src/main/resources/log4j.properties -nt target/classes/log4j.properties ||
       src/main/java/tony/minicluster/Main.java -nt target/classes/tony/minicluster/Main.class ||
-      src/main/java/tony/minicluster/Ha.java -nt target/classes/tony/minicluster/Ha.class ]]; then
+      src/main/java/tony/minicluster/Ha.java -nt target/classes/tony/minicluster/Ha.class ||
+      src/main/java/tony/minicluster/FetchTokens.java -nt target/classes/tony/minicluster/FetchTokens.class ]]; then
   build
 fi
 [[ "${1:-}" == "--build-only" ]] && exit 0
@@ -29,7 +33,13 @@ if [[ $# -lt 1 ]]; then
   echo "usage: $0 <confdir> [num_nodemanagers] [key=value ...]" >&2
   exit 2
 fi
-mkdir -p "$1"
+main=tony.minicluster.Main
+if [[ "$1" == "--fetch-tokens" ]]; then
+  main=tony.minicluster.FetchTokens
+  shift
+else
+  mkdir -p "$1"
+fi
 
 # Hadoop's own scripts open these packages on JDK 17 (docs/hadoop-ipc.md §7.2).
 opens=()
@@ -43,4 +53,4 @@ krb5=()
 exec nice -n 5 java "${krb5[@]}" -Xmx1g -XX:+UseSerialGC -XX:+IgnoreUnrecognizedVMOptions "${opens[@]}" \
   --add-exports=java.base/sun.net.dns=ALL-UNNAMED --add-exports=java.base/sun.net.util=ALL-UNNAMED \
   -Djava.net.preferIPv4Stack=true -Dminicluster.log.level="${MINICLUSTER_LOG_LEVEL:-WARN}" \
-  -cp "target/classes:$(cat target/classpath.txt)" tony.minicluster.Main "$@"
+  -cp "target/classes:$(cat target/classpath.txt)" "$main" "$@"

@@ -7,7 +7,15 @@ cache; --proxy_user runs the job as bob (the RM's report says so), the cluster a
 impersonate bob only. Without a ticket, with an expired one, with a missing, unreadable or wrong
 keytab and with a proxy user the cluster does not allow, the client stops before staging with an
 error that says what to do (run kinit; the keytab, the principal and why; the hadoop.proxyuser
-settings)."""
+settings).
+
+A submitter that holds tokens and no ticket (Oozie, Azkaban): a credentials file written by
+Hadoop's own client code (tests/minicluster FetchTokens.java, as a scheduler would), no ticket
+cache, only HADOOP_TOKEN_FILE_LOCATION: the job runs as the tokens' owner and its tasks read HDFS;
+a second job with the same file runs too (the RM did not cancel the scheduler's tokens). With a
+ticket, a file without an RM token is a warning and the ticket submits. A file without an RM delegation token (and no ticket) is refused naming that token and kinit; a
+file that is not a credentials file is refused naming the variable and the path, and one whose RM
+token was cancelled naming the file and the token; none stages anything."""
 import os
 import re
 import subprocess
@@ -58,9 +66,18 @@ print("read from hdfs:", body.decode().strip(), flush=True)
 """
 
 
+START = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "minicluster", "start.sh")
+
+# The RM cancels an ended application's tokens after this delay (30 s by default); short here,
+# so that a token file's tokens cancelled after a job would fail the next job at once.
+TOKEN_REMOVAL_MS = 500
+
+
 @pytest.fixture(scope="module")
 def cluster():
-    with running_secure_minicluster("authentication") as sc:
+    conf = {"yarn.resourcemanager.delayed.delegation-token.removal-interval-ms":
+            str(TOKEN_REMOVAL_MS)}
+    with running_secure_minicluster("authentication", conf=conf) as sc:
         yield sc
 
 
@@ -230,4 +247,94 @@ def test_a_proxy_user_the_cluster_does_not_allow_is_refused(tmp_path, cluster):
     assert f"{cluster.user} may not act as proxy user carol" in r.stderr, r.stderr
     assert f"hadoop.proxyuser.{USER}.hosts and hadoop.proxyuser.{USER}.groups" in r.stderr, \
         r.stderr
+    assert_nothing_staged(tony)
+
+
+def fetch_tokens(cluster, path, *flags):
+    """A credentials file with alice's RM and HDFS delegation tokens (renewer: the RM), written
+    by Hadoop's client code from her keytab, as a workflow scheduler hands one to its jobs."""
+    r = subprocess.run(["bash", START, "--fetch-tokens", cluster.conf_dir, cluster.user,
+                        cluster.user_keytab, str(path), *flags], env=cluster.env(),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    return r.stdout
+
+
+def token_file_tony(tmp_path, cluster, token_file):
+    """tony with no ticket cache and only HADOOP_TOKEN_FILE_LOCATION."""
+    tony = secure_tony(tmp_path, cluster, ccache=str(tmp_path / "no-such-cache"))
+    tony.env["HADOOP_TOKEN_FILE_LOCATION"] = str(token_file)
+    return tony
+
+
+def test_a_token_file_alone_submits_with_no_ticket(tmp_path, cluster):
+    put_input(cluster, tmp_path)
+    tokens = tmp_path / "container_tokens"
+    fetched = fetch_tokens(cluster, tokens)
+    assert "token RM_DELEGATION_TOKEN" in fetched and "token HDFS_DELEGATION_TOKEN" in fetched, \
+        fetched
+    tony = token_file_tony(tmp_path, cluster, tokens)
+    r = submit(tony, tmp_path, cluster)
+    out = r.stdout + r.stderr
+    # The tasks read HDFS with the file's HDFS token (SCRIPT fails the job otherwise).
+    assert r.returncode == 0, out
+    assert re.search(r"application application_\d+_\d+ FINISHED", out), out
+    assert rm_app_user(cluster, out) == USER
+    assert "Kerberos" not in r.stderr, r.stderr
+    # The tokens are the scheduler's: the RM must not cancel them when the job ends, or its
+    # next job with the same file fails. Past several removal intervals, a second job.
+    time.sleep(4 * TOKEN_REMOVAL_MS / 1000)
+    r = submit(tony, tmp_path, cluster)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_ticket_serves_beside_a_token_file_without_an_rm_token(tmp_path, cluster):
+    put_input(cluster, tmp_path)
+    tokens = tmp_path / "hdfs_only_tokens"
+    fetch_tokens(cluster, tokens, "--no-rm")
+    tony = secure_tony(tmp_path, cluster)  # alice's ticket cache
+    tony.env["HADOOP_TOKEN_FILE_LOCATION"] = str(tokens)
+    r = submit(tony, tmp_path, cluster)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "holds no RM_DELEGATION_TOKEN for service" in r.stderr, r.stderr
+    assert f"submitting with the Kerberos ticket of {cluster.user} instead" in r.stderr, r.stderr
+
+
+def test_a_token_file_without_an_rm_token_and_no_ticket_is_refused(tmp_path, cluster):
+    tokens = tmp_path / "hdfs_only_tokens"
+    fetch_tokens(cluster, tokens, "--no-rm", "--protobuf")
+    tony = token_file_tony(tmp_path, cluster, tokens)
+    r = submit(tony, tmp_path, cluster)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert re.search(r"\$HADOOP_TOKEN_FILE_LOCATION \(" + re.escape(str(tokens)) +
+                     r"\) holds no RM_DELEGATION_TOKEN for service [\d.]+:\d+ \(this cluster's "
+                     r"ResourceManager; the file has HDFS_DELEGATION_TOKEN for [\d.]+:\d+\)",
+                     r.stderr), r.stderr
+    assert "run kinit" in r.stderr, r.stderr
+    assert_nothing_staged(tony)
+
+
+def test_a_token_file_that_is_not_one_is_refused_naming_the_variable_and_path(tmp_path,
+                                                                              cluster):
+    bad = tmp_path / "not_tokens"
+    bad.write_text("not a credentials file")
+    tony = token_file_tony(tmp_path, cluster, bad)
+    r = submit(tony, tmp_path, cluster)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert (f"$HADOOP_TOKEN_FILE_LOCATION ({bad}), the delegation tokens to submit with: not a "
+            "Hadoop credentials file") in r.stderr, r.stderr
+    assert_nothing_staged(tony)
+
+
+def test_a_token_file_whose_rm_token_was_cancelled_is_refused_naming_it(tmp_path, cluster):
+    tokens = tmp_path / "cancelled_tokens"
+    assert "cancelled RM_DELEGATION_TOKEN" in fetch_tokens(cluster, tokens, "--cancel-rm")
+    tony = token_file_tony(tmp_path, cluster, tokens)
+    r = submit(tony, tmp_path, cluster)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert re.search(r"\$HADOOP_TOKEN_FILE_LOCATION \(" + re.escape(str(tokens)) +
+                     r"\): the ResourceManager refused its RM_DELEGATION_TOKEN for [\d.]+:\d+ ",
+                     r.stderr), r.stderr
+    assert "it expired, was cancelled, or is another ResourceManager's" in r.stderr, r.stderr
     assert_nothing_staged(tony)

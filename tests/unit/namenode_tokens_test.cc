@@ -46,5 +46,23 @@ TEST(NameNodeUriTest, AnOpenClusterNeedsNoTokens) {
   EXPECT_TRUE(creds.tokens().empty());
 }
 
+TEST(NameNodeUriTest, ATokenFileLoginPassesTheFilesTokensAndNamesTheMissing) {
+  hadoop::ClusterConf cluster;
+  ClientSecurity login;
+  login.tokens = TokenLogin{};
+  login.token_file = "$HADOOP_TOKEN_FILE_LOCATION (/tmp/tokens)";
+  Configuration conf;
+  conf.Set("tony.other.namenodes", "hdfs://127.0.0.1:8020,webhdfs://127.0.0.1:9871", "test");
+  hadoop::security::Credentials creds;
+  creds.AddToken("127.0.0.1:8020", {"id", "pw", "HDFS_DELEGATION_TOKEN", "127.0.0.1:8020"});
+  auto warnings = AddOtherNameNodeTokens(cluster, login, conf, &creds);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("no delegation token for webhdfs://127.0.0.1:9871 "
+                                     "(tony.other.namenodes); tasks cannot reach it: "
+                                     "$HADOOP_TOKEN_FILE_LOCATION (/tmp/tokens) has none for "
+                                     "service 127.0.0.1:9871"));
+  EXPECT_EQ(creds.tokens().size(), 1u);
+}
+
 }  // namespace
 }  // namespace tony::client
