@@ -254,6 +254,35 @@ def test_sigterm_to_submit_is_not_called_ctrl_c(tony, tmp_path):
     check_job(tony, r, job_id, "KILLED")
 
 
+def test_a_second_sigterm_to_submit_forces_the_end(tony, tmp_path):
+    # README: "A second Ctrl-C (or SIGTERM) forces the end". The user processes ignore SIGTERM,
+    # so without the force the stop would take the executors' 5 s grace.
+    proc = start(tony, tmp_path, f"trap '' TERM; {READY}; sleep 60 & wait",
+                 {"tony.worker.instances": "2"})
+    eventually(lambda: all_ready(tony, 2), timeout=30, what="both user processes")
+    job_id = tony.jobs()[-1]
+    os.kill(proc.pid, signal.SIGTERM)
+    eventually(lambda: tony.status(job_id)["phase"] == "STOPPING", timeout=10,
+               what="the job to stop")
+    os.kill(proc.pid, signal.SIGTERM)
+    forced = time.monotonic()
+    r = Finished(proc)
+    took = time.monotonic() - forced
+    assert took < 4, took  # it did not wait out the 5 s grace
+    assert "a second SIGTERM or SIGINT forces it" in r.stderr, r.stderr
+    assert "Ctrl-C" not in r.stdout + r.stderr, r.stdout + r.stderr
+    reason = "killed by SIGTERM to tony submit (forced by a second signal)"
+    status = tony.status(job_id)
+    assert status["message"] == reason, status
+    for task in ("worker:0", "worker:1"):
+        check_row(tony, r, job_id, task, "STOPPED", None,
+                  "forced stop: tony did not wait for the task to end")
+    job_lines = [e for e in events(tony, job_id) if "job" in e]
+    assert job_lines and job_lines[-1]["job"] == "KILLED", job_lines
+    # Its executors still stop their user processes (after their kill grace) and exit.
+    check_job(tony, r, job_id, "KILLED", leftovers_s=30)
+
+
 def test_only_untracked_roles_and_an_untracked_name_that_is_no_role(tony, tmp_path):
     r, job_id = submit(tony, tmp_path, "true", {"tony.worker.instances": "0",
                        "tony.ps.instances": "2", "tony.ps.memory": "128m",
