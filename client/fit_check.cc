@@ -372,6 +372,14 @@ Packing PackGang(const std::vector<FitNode>& nodes, const FitGang& gang, bool co
   return Packer(nodes, gang, count_vcores, budget).Run();
 }
 
+std::optional<std::string> FitCheckSkipped(const Status& node_call, size_t running, size_t known) {
+  const std::string skipped = "the check that the job fits the cluster is skipped";
+  if (!node_call.ok()) return node_call.message() + "; " + skipped;
+  if (running > 0) return std::nullopt;
+  return "the ResourceManager reports no running NodeManager (" + std::to_string(known) +
+         " known); " + skipped + "; the job waits for one";
+}
+
 Status CheckJobFits(const FitInput& in) {
   if (in.nodes.empty()) return Status::Ok();
   for (const FitGang& gang : in.gangs) {

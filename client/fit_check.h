@@ -13,6 +13,7 @@
 // Thread-safety: plain functions.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -76,6 +77,11 @@ enum class Packing { kFits, kCannot, kUnknown };
 // unlike nodes), which must not refuse a job.
 Packing PackGang(const std::vector<FitNode>& nodes, const FitGang& gang, bool count_vcores,
                  int64_t budget = 200'000);
+
+// The warning's words when the ResourceManager cannot tell whether the job fits, so that nothing
+// is refused: its node call `node_call` failed, or none of the `known` nodes it reports is
+// RUNNING (`running`). nullopt: the check can be made.
+std::optional<std::string> FitCheckSkipped(const Status& node_call, size_t running, size_t known);
 
 // Ok, or kResourceExhausted saying which container, gang or queue can never fit, with the
 // numbers, the keys that set them and kSkipFitCheckKey as the way out.

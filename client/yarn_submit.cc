@@ -240,21 +240,18 @@ std::optional<FitQueue> QueueShare(const pb::QueueInfoProto& q, const std::strin
 Status CheckClusterFits(yarn::ApplicationClient& rm, const Cluster& c, const Configuration& conf,
                         const JobSpec& spec) {
   if (spec.skip_fit_check) return Status::Ok();
-  const std::string skipped = "; the check that the job fits the cluster is skipped";
   auto reports = rm.GetClusterNodes();
-  if (!reports.ok()) {
-    std::cerr << "tony: warning: " << reports.status().message() << skipped << "\n";
-    return Status::Ok();
-  }
   FitInput in;
-  for (const auto& r : *reports) {
-    if (r.node_state() != pb::NS_RUNNING) continue;
-    in.nodes.push_back(
-        {yarn::FromProto(r.capability()), {r.node_labels().begin(), r.node_labels().end()}});
+  if (reports.ok()) {
+    for (const auto& r : *reports) {
+      if (r.node_state() != pb::NS_RUNNING) continue;
+      in.nodes.push_back(
+          {yarn::FromProto(r.capability()), {r.node_labels().begin(), r.node_labels().end()}});
+    }
   }
-  if (in.nodes.empty()) {
-    std::cerr << "tony: warning: the ResourceManager reports no running NodeManager ("
-              << reports->size() << " known)" << skipped << "; the job waits for one\n";
+  if (auto skipped =
+          FitCheckSkipped(reports.status(), in.nodes.size(), reports.ok() ? reports->size() : 0)) {
+    std::cerr << "tony: warning: " << *skipped << "\n";
     return Status::Ok();
   }
   in.count_vcores = SchedulerCountsVcores(c);

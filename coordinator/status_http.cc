@@ -11,8 +11,6 @@
 namespace tony {
 namespace {
 
-constexpr auto kRequestTimeout = std::chrono::seconds(5);
-
 std::string Response(int code, const char* reason, const std::string& content_type,
                      const std::string& body, bool head_only) {
   std::string out = "HTTP/1.1 " + std::to_string(code) + " " + reason + "\r\n";
@@ -54,6 +52,7 @@ class StatusHttpServer::Session : public std::enable_shared_from_this<Session> {
   Session(asio::ip::tcp::socket socket, StatusHttpServer* server)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
+        timeout_(server->request_timeout_),
         status_json_(server->status_json_),
         open_(server->open_) {
     ++*open_;
@@ -61,7 +60,7 @@ class StatusHttpServer::Session : public std::enable_shared_from_this<Session> {
   ~Session() { --*open_; }
 
   void Start() {
-    timer_.expires_after(kRequestTimeout);
+    timer_.expires_after(timeout_);
     timer_.async_wait([self = shared_from_this()](const std::error_code& ec) {
       if (!ec) self->Close();
     });
@@ -109,6 +108,7 @@ class StatusHttpServer::Session : public std::enable_shared_from_this<Session> {
 
   asio::ip::tcp::socket socket_;
   asio::steady_timer timer_;
+  std::chrono::milliseconds timeout_;
   std::function<Result<std::string>()> status_json_;
   std::shared_ptr<int> open_;
   std::array<char, 1024> chunk_{};
@@ -117,8 +117,12 @@ class StatusHttpServer::Session : public std::enable_shared_from_this<Session> {
 };
 
 StatusHttpServer::StatusHttpServer(asio::io_context& io,
-                                   std::function<Result<std::string>()> status_json)
-    : io_(io), status_json_(std::move(status_json)), acceptor_(io) {}
+                                   std::function<Result<std::string>()> status_json,
+                                   std::chrono::milliseconds request_timeout)
+    : io_(io),
+      status_json_(std::move(status_json)),
+      request_timeout_(request_timeout),
+      acceptor_(io) {}
 
 StatusHttpServer::~StatusHttpServer() { Stop(); }
 

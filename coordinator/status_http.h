@@ -4,12 +4,14 @@
 // application's tracking URL, so `tony status <appId>` from any machine, and the RM's web proxy,
 // read the live job without the control plane's secret (README "A YARN job seen from anywhere").
 //
-// Bounded: a request head of at most kMaxHttpRequestHead bytes, read within 5 s; no body; one
-// request per connection; at most kMaxConnections at once (more are closed unanswered).
+// Bounded: a request head of at most kMaxHttpRequestHead bytes, read within kRequestTimeout (a
+// connection that has not sent its whole head by then is closed unanswered); no body; one request
+// per connection; at most kMaxConnections at once (more are closed unanswered).
 // Threading: every call and handler runs on the loop given to the constructor.
 #pragma once
 
 #include <asio.hpp>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -22,9 +24,12 @@ namespace tony {
 class StatusHttpServer {
  public:
   static constexpr int kMaxConnections = 16;
+  static constexpr std::chrono::milliseconds kRequestTimeout = std::chrono::seconds(5);
 
-  // `status_json` is called on the loop for each GET.
-  StatusHttpServer(asio::io_context& io, std::function<Result<std::string>()> status_json);
+  // `status_json` is called on the loop for each GET. `request_timeout`: how long a client may
+  // take to send its request head (kRequestTimeout; tests shorten it).
+  StatusHttpServer(asio::io_context& io, std::function<Result<std::string>()> status_json,
+                   std::chrono::milliseconds request_timeout = kRequestTimeout);
   ~StatusHttpServer();
 
   // Listens on `bind_host`, an ephemeral port; returns the port.
@@ -42,6 +47,7 @@ class StatusHttpServer {
 
   asio::io_context& io_;
   std::function<Result<std::string>()> status_json_;
+  std::chrono::milliseconds request_timeout_;
   asio::ip::tcp::acceptor acceptor_;
   std::shared_ptr<int> open_ = std::make_shared<int>(0);  // connections being served
 };

@@ -106,32 +106,45 @@ def gone(pid):
         return True
 
 
+def _start_ticks(pid):
+    """When `pid` started, in clock ticks since boot (field 22 of /proc/<pid>/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[19])
+
+
 def processes_mentioning(text):
     """Live (non-zombie) processes whose command line or environment mentions `text`.
 
     Every process a tony job starts (coordinator, executors, user processes and their children)
     inherits TONY_HOME or a job-dir path in its environment, so this finds leftovers without
-    trusting tony's own bookkeeping."""
+    trusting tony's own bookkeeping. A process whose environment cannot be read (tony's own
+    processes are not dumpable; without CAP_SYS_PTRACE their environ is refused) may be the job's
+    and counts as mentioning `text`, unless it is another user's (a local job runs as this one) or
+    started before this test run (it cannot be the job's): never a silent "nothing left"."""
     found = []
+    me, my_start = os.getuid(), _start_ticks(os.getpid())
     for pid in os.listdir("/proc"):
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
         try:
             with open(f"/proc/{pid}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-            if state == "Z":
+                fields = f.read().rsplit(")", 1)[1].split()
+            if fields[0] == "Z":
                 continue
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
             try:
                 with open(f"/proc/{pid}/environ", "rb") as f:
                     env = f.read().decode(errors="replace")
-            except OSError:
-                env = ""
-        except (OSError, IndexError):
-            continue
-        if text in cmd or text in env:
+            except PermissionError:
+                env = None
+                mine = os.stat(f"/proc/{pid}").st_uid == me and int(fields[19]) >= my_start
+        except (OSError, IndexError, ValueError):
+            continue  # it ended meanwhile
+        if text in cmd or (env is not None and text in env):
             found.append((int(pid), cmd))
+        elif env is None and mine:
+            found.append((int(pid), f"{cmd} (environ unreadable: it may be the job's)"))
     return found
 
 

@@ -6,7 +6,9 @@ import json
 import os
 import subprocess
 
-from tonytest import SYSTEM_PYTHON, TONY_BIN, assert_nothing_left, tony_xml, write
+import pytest
+
+from tonytest import SYSTEM_PYTHON, TONY_BIN, assert_nothing_left, eventually, tony_xml, write
 
 PROBE = os.environ.get("TONY_RPC_PROBE", os.path.join(os.path.dirname(__file__), "../../build/tests/tony_rpc_probe"))
 
@@ -73,6 +75,8 @@ def is_tony(pid):
 
 targets += [int(p) for p in os.listdir("/proc") if p.isdigit() and is_tony(p)]  # every tony process
 targets = list(dict.fromkeys(targets))
+if sys.argv[2:] == ["--coordinator-only"]:  # the positive control, run from outside the job
+    targets = [am["pid"]]
 for pid in targets:
     for what in ("environ", "cmdline"):
         read(f"/proc/{pid}/{what}")
@@ -89,9 +93,15 @@ for root in {job_dir, os.environ["TONY_HOME"]}:
 harvest("\0".join(f"{k}={v}" for k, v in os.environ.items()).encode(), "os.environ")
 
 address = f"{am['host']}:{am['port']}"
-accepted = [s for s in sorted(found)
-            if subprocess.run([probe, address, s], capture_output=True).returncode == 0]
+accepted, refusals = [], set()
+for s in sorted(found):
+    r = subprocess.run([probe, address, s], capture_output=True, text=True)
+    if r.returncode == 0:
+        accepted.append(s)
+    else:
+        refusals.add(r.stdout.split(" ", 1)[0])  # the status code's name
 json.dump({"tried": tried, "candidates": len(found), "accepted": len(accepted),
+           "refusals": sorted(refusals),
            "tony_pids": [p for p in targets if is_tony(p)], "am_pid": am["pid"]},
           open(os.path.join(os.environ["TONY_LOG_DIR"], "hostile.json"), "w"))
 if accepted:
@@ -119,10 +129,38 @@ def test_a_hostile_task_cannot_find_the_job_secret(tony, tmp_path):
     for t in tony.status()["tasks"]:
         report = json.load(open(os.path.join(t["log_dir"], "hostile.json")))
         assert report["accepted"] == 0 and report["candidates"] >= 1, report
+        # Each was refused by the control plane for its secret (not unreachable, not a crash).
+        assert report["refusals"] == ["UNAUTHENTICATED"], report
         # Each tony process it found (its executor, the coordinator, the client) is not dumpable:
         # its environment and memory cannot be read by the same user.
         assert report["am_pid"] in report["tony_pids"] and len(report["tony_pids"]) >= 3, report
         for pid in report["tony_pids"]:
             for what in ("environ", "mem"):
                 assert report["tried"][f"/proc/{pid}/{what}"] == "PermissionError", (pid, report)
+    assert_nothing_left(tony.home)
+
+
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason="reading the coordinator's memory needs CAP_SYS_PTRACE")
+def test_the_same_search_with_cap_sys_ptrace_finds_the_secret_the_probe_accepts(tony, tmp_path):
+    # The positive control of the test above: its search and its probe do find and accept the
+    # real secret where it is (the coordinator's memory, readable with CAP_SYS_PTRACE), so their
+    # failing from inside a task means the secret is out of reach, not that the search is broken.
+    src = tmp_path / "src"
+    write(str(src / "hostile.py"), HOSTILE)
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "1", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    proc = tony.start("submit", "--executes", "sleep 60", "--conf_file", conf)
+    job_id = eventually(lambda: tony.running_job(tasks=1), timeout=60, what="the task to run")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    env = dict(tony.env, TONY_JOB_DIR=tony.job_dir(job_id), TONY_LOG_DIR=str(outside))
+    r = subprocess.run([SYSTEM_PYTHON, str(src / "hostile.py"), PROBE, "--coordinator-only"],
+                       env=env, capture_output=True, text=True, timeout=120)
+    report = json.load(open(outside / "hostile.json"))
+    assert r.returncode == 3 and "the job secret leaked" in r.stderr, (r.stderr, report)
+    assert report["accepted"] == 1, report
+    assert tony.run("kill", job_id).returncode == 0
+    proc.communicate(timeout=30)
     assert_nothing_left(tony.home)

@@ -9,9 +9,13 @@ import time
 from tonytest import (SYSTEM_PYTHON, assert_nothing_left, eventually, gone, job_id_from,
                       processes_mentioning, tony_xml, write)
 
+# user.pid appears whole (written aside, then renamed): a test that sees it may read it.
 SLEEPER = """
 import os, time
-open(os.path.join(os.environ["TONY_LOG_DIR"], "user.pid"), "w").write(str(os.getpid()))
+pid_file = os.path.join(os.environ["TONY_LOG_DIR"], "user.pid")
+with open(pid_file + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(pid_file + ".tmp", pid_file)
 time.sleep(300)
 """
 
@@ -156,7 +160,11 @@ def test_kill_9_of_the_coordinator_leaves_nothing_behind(tony, tmp_path):
     os.kill(am_pid, signal.SIGKILL)
     rc, out, err = finish(proc)
     assert rc == 1, out + err
-    assert "coordinator died" in out
+    assert "the coordinator died unexpectedly" in out, out
+    # README's task-state table: a task the dead coordinator left unended is LOST with these words.
+    for t in tony.status()["tasks"]:
+        assert t["state"] == "LOST" and t["end_reason"] == "lost: the coordinator died", t
+    assert "lost: the coordinator died" in out, out
     assert_nothing_left(tony.home)
 
 

@@ -5,7 +5,7 @@ import json
 import os
 import signal
 
-from tonytest import (SYSTEM_PYTHON, assert_nothing_left, eventually, tony_xml, write)
+from tonytest import (SYSTEM_PYTHON, assert_nothing_left, eventually, gone, tony_xml, write)
 
 # Attempt 0 of worker:1 records its pid and waits to be killed (or exits with FIRST_EXIT); every
 # other attempt records what tony told it and exits 0 once the whole gang of its attempt is up.
@@ -23,6 +23,13 @@ if index == 1 and attempt == 0:
     time.sleep(300)
 if index == 1 and os.environ.get("ALWAYS_EXIT"):
     sys.exit(int(os.environ["ALWAYS_EXIT"]))
+if index == 0 and os.environ.get("WAIT_FOR"):
+    # The peer of a task-scope restart: runs until the test has seen it live across the restart.
+    deadline = time.monotonic() + 60
+    while not os.path.exists(os.environ["WAIT_FOR"]):
+        if time.monotonic() > deadline:
+            sys.exit(9)
+        time.sleep(0.05)
 time.sleep(float(os.environ.get("HOLD", "0")))
 """
 
@@ -46,6 +53,17 @@ def pid_file(task):
         return int(open(os.path.join(task["log_dir"], "user.pid")).read())
     except (OSError, ValueError):
         return None
+
+
+def wait_for_attempt(tony, role, index, attempt):
+    """The pid of `role:index`'s user process in attempt `attempt`, once it runs."""
+    def running():
+        try:
+            t = tony.task(role, index)
+            return t["attempt"] == attempt and pid_file(t)
+        except (OSError, ValueError, KeyError, IndexError):
+            return None
+    return eventually(running, timeout=60, what=f"{role}:{index}'s attempt {attempt}")
 
 
 def wait_for_user_process(tony, role, index):
@@ -73,6 +91,10 @@ def test_kill_9_of_a_user_process_restarts_its_gang_and_the_job_succeeds(tony, t
     victim = wait_for_user_process(tony, "worker", 1)
     first_peer = wait_for_user_process(tony, "worker", 0)
     os.kill(victim, signal.SIGKILL)
+    # A gang restart starts every process again: while the peer's second attempt runs (in its
+    # own log dir), its first process is gone.
+    second_peer = wait_for_attempt(tony, "worker", 0, 1)
+    assert second_peer != first_peer and gone(first_peer), (first_peer, second_peer)
     out, err = proc.communicate(timeout=90)
     assert proc.returncode == 0, out + err
     assert "SUCCEEDED" in out
@@ -89,7 +111,7 @@ def test_kill_9_of_a_user_process_restarts_its_gang_and_the_job_succeeds(tony, t
     assert w0["past_attempts"][0]["state"] == "STOPPED"
     assert "restarting the gang: task worker:1 failed: signal 9 (SIGKILL)" in \
         w0["past_attempts"][0]["end_reason"]
-    assert pid_file(w0) != first_peer  # a gang restart starts every process again
+    assert pid_file(w0) == second_peer, w0
     assert w1["past_attempts"][0]["restart"].startswith(
         "restart 1 of 2 (tony.worker.max-restarts) in 200 ms, gang scope: task worker:1 failed")
     assert status["final_status"] == "SUCCEEDED"
@@ -106,11 +128,18 @@ def test_a_listed_exit_code_restarts_the_task_alone_and_its_peer_runs_on(tony, t
     proc = submit(tony, tmp_path, {"tony.worker.restart-policy": "exit-code",
                                    "tony.worker.restart-exit-codes": "75",
                                    "tony.worker.restart-scope": "task"},
-                  env=["FIRST_EXIT=75", "HOLD=4"])
+                  env=["FIRST_EXIT=75", f"WAIT_FOR={tmp_path / 'go'}"])
+    peer = wait_for_user_process(tony, "worker", 0)
+    wait_for_attempt(tony, "worker", 1, 1)
+    # The same process before and after the restart: the peer was not touched.
+    assert not gone(peer), peer
+    assert pid_file(tony.task("worker", 0)) == peer
+    (tmp_path / "go").touch()
     out, err = proc.communicate(timeout=90)
     assert proc.returncode == 0, out + err
     w0, w1 = tony.task("worker", 0), tony.task("worker", 1)
     assert w0["attempt"] == 0 and not w0.get("past_attempts"), w0  # never touched
+    assert w0["state"] == "SUCCEEDED" and pid_file(w0) == peer, w0
     assert w1["attempt"] == 1 and w1["state"] == "SUCCEEDED"
     assert w1["past_attempts"][0]["state"] == "FAILED"
     assert w1["past_attempts"][0]["exit_code"] == 75

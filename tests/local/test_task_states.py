@@ -13,8 +13,8 @@ import subprocess
 import termios
 import time
 
-from tonytest import (TONY_BIN, assert_nothing_left, eventually, job_id_from, processes_mentioning,
-                      tony_xml)
+from tonytest import (TONY_BIN, assert_nothing_left, eventually, gone, job_id_from,
+                      processes_mentioning, tony_xml)
 
 LIVE_RANK = {"NEW": 0, "ALLOCATED": 1, "REGISTERED": 2, "RUNNING": 3}
 ENDS = {"SUCCEEDED", "FAILED", "STOPPED", "NOT_STARTED", "LOST"}
@@ -252,6 +252,56 @@ def test_sigterm_to_submit_is_not_called_ctrl_c(tony, tmp_path):
     check_row(tony, r, job_id, "worker:0", "STOPPED", "signal 15",
               "killed by SIGTERM to tony submit")
     check_job(tony, r, job_id, "KILLED")
+
+
+def test_a_second_sigterm_to_submit_forces_the_end(tony, tmp_path):
+    # README: "A second Ctrl-C (or SIGTERM) forces the end". The user processes ignore SIGTERM,
+    # so without the force the stop would take the executors' 5 s grace.
+    proc = start(tony, tmp_path, f"trap '' TERM; {READY}; sleep 60 & wait",
+                 {"tony.worker.instances": "2"})
+    eventually(lambda: all_ready(tony, 2), timeout=30, what="both user processes")
+    job_id = tony.jobs()[-1]
+    os.kill(proc.pid, signal.SIGTERM)
+    eventually(lambda: tony.status(job_id)["phase"] == "STOPPING", timeout=10,
+               what="the job to stop")
+    os.kill(proc.pid, signal.SIGTERM)
+    forced = time.monotonic()
+    r = Finished(proc)
+    took = time.monotonic() - forced
+    assert took < 4, took  # it did not wait out the 5 s grace
+    assert "a second SIGTERM or SIGINT forces it" in r.stderr, r.stderr
+    assert "Ctrl-C" not in r.stdout + r.stderr, r.stdout + r.stderr
+    reason = "killed by SIGTERM to tony submit (forced by a second signal)"
+    status = tony.status(job_id)
+    assert status["message"] == reason, status
+    for task in ("worker:0", "worker:1"):
+        check_row(tony, r, job_id, task, "STOPPED", None,
+                  "forced stop: tony did not wait for the task to end")
+    job_lines = [e for e in events(tony, job_id) if "job" in e]
+    assert job_lines and job_lines[-1]["job"] == "KILLED", job_lines
+    # Its executors still stop their user processes (after their kill grace) and exit.
+    check_job(tony, r, job_id, "KILLED", leftovers_s=30)
+
+
+def test_an_executor_that_gets_sighup_stops_its_task(tony, tmp_path):
+    # README: an executor that gets SIGHUP (a closed terminal on the local engine) stops its task
+    # the same way as on SIGTERM; tony did not send it, so the task FAILED, saying so.
+    proc = start(tony, tmp_path, f'echo $$ > "$TONY_LOG_DIR/user.pid"; {READY}; exec sleep 60',
+                 {"tony.worker.instances": "1"})
+    eventually(lambda: all_ready(tony, 1), timeout=30, what="the user process")
+    job_id = tony.jobs()[-1]
+    user = int(open(os.path.join(tony.task("worker", 0)["log_dir"], "user.pid")).read())
+    executor = executor_pid(tony, "worker:0")
+    assert "tony executor" in open(f"/proc/{executor}/cmdline", "rb").read().replace(
+        b"\0", b" ").decode(), executor
+    os.kill(executor, signal.SIGHUP)
+    r = Finished(proc)
+    t = check_row(tony, r, job_id, "worker:0", "FAILED", "signal 15",
+                  "its executor was stopped by a signal tony did not send")
+    assert t["diagnostics"] == "stopped by signal 1", t
+    assert gone(user), user
+    check_job(tony, r, job_id, "FAILED")
+    assert_nothing_left(tony.home)
 
 
 def test_only_untracked_roles_and_an_untracked_name_that_is_no_role(tony, tmp_path):

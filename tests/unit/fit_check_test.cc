@@ -182,6 +182,21 @@ TEST(CheckJobFitsTest, NoRunningNodeRefusesNothing) {
   EXPECT_TRUE(CheckJobFits(in).ok());
 }
 
+// README: "When the RM cannot tell (a failed call, no running node) nothing is refused: a warning
+// says the check was skipped."
+TEST(FitCheckSkippedTest, AFailedNodeCallOrNoRunningNodeSkipsTheCheckSayingSo) {
+  EXPECT_EQ(FitCheckSkipped(Unavailable("GetClusterNodes on rm1:8032: connection refused"), 0, 0),
+            "GetClusterNodes on rm1:8032: connection refused; the check that the job fits the "
+            "cluster is skipped");
+  EXPECT_EQ(FitCheckSkipped(Status::Ok(), 0, 0),
+            "the ResourceManager reports no running NodeManager (0 known); the check that the "
+            "job fits the cluster is skipped; the job waits for one");
+  EXPECT_EQ(FitCheckSkipped(Status::Ok(), 0, 3),
+            "the ResourceManager reports no running NodeManager (3 known); the check that the "
+            "job fits the cluster is skipped; the job waits for one");
+  EXPECT_EQ(FitCheckSkipped(Status::Ok(), 1, 3), std::nullopt);
+}
+
 JobSpec TwoStageSpec() {
   JobSpec spec;
   spec.am_memory_mb = 2048;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <asio.hpp>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <thread>
@@ -152,6 +153,42 @@ TEST(StatusHttpTest, ServesOverASocketAndRefusesAnOversizedHead) {
   });
   loop.join();
   EXPECT_EQ(calls, 1);  // the refused request never asked for the status
+}
+
+// README: a request head "not sent within 5 s, is refused". The server's bound is injected (a
+// fifth of a second here), so the test shows the timer closes a slow client without waiting 5 s.
+TEST(StatusHttpTest, ClosesAConnectionWhoseHeadIsNotSentInTime) {
+  static_assert(StatusHttpServer::kRequestTimeout == std::chrono::seconds(5));
+  asio::io_context io;
+  int calls = 0;
+  constexpr auto kTimeout = std::chrono::milliseconds(200);
+  StatusHttpServer server(
+      io,
+      [&calls]() -> Result<std::string> {
+        ++calls;
+        return std::string("{}");
+      },
+      kTimeout);
+  auto port = server.Start("127.0.0.1");
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  auto guard = asio::make_work_guard(io);
+  std::thread loop([&io] { io.run(); });
+  auto sent = std::chrono::steady_clock::now();
+  // A head without its closing empty line: the server waits for the rest, then gives up.
+  std::string answer = Exchange(*port, "GET / HTTP/1.1\r\nHost: x\r\n");
+  auto took = std::chrono::steady_clock::now() - sent;
+  EXPECT_EQ(answer, "");  // closed unanswered
+  EXPECT_GE(took, kTimeout);
+  EXPECT_LT(took, StatusHttpServer::kRequestTimeout);
+  // The rest of the server is unaffected: the next client is answered.
+  std::string ok = Exchange(*port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200 OK", 0), 0u) << ok;
+  asio::post(io, [&] {
+    server.Stop();
+    guard.reset();
+  });
+  loop.join();
+  EXPECT_EQ(calls, 1);
 }
 
 }  // namespace
