@@ -265,10 +265,10 @@ def test_a_second_sigterm_to_submit_forces_the_end(tony, tmp_path):
     eventually(lambda: tony.status(job_id)["phase"] == "STOPPING", timeout=10,
                what="the job to stop")
     os.kill(proc.pid, signal.SIGTERM)
-    forced = time.monotonic()
+    # Forced, not waited out: the tasks' words below say tony did not wait for them (a stop that
+    # waited the grace out would end them by SIGKILL with the job's first reason). No time bound
+    # is asserted: timing belongs in bench/.
     r = Finished(proc)
-    took = time.monotonic() - forced
-    assert took < 4, took  # it did not wait out the 5 s grace
     assert "a second SIGTERM or SIGINT forces it" in r.stderr, r.stderr
     assert "Ctrl-C" not in r.stdout + r.stderr, r.stdout + r.stderr
     reason = "killed by SIGTERM to tony submit (forced by a second signal)"
