@@ -48,9 +48,9 @@
 //    role's budget (max_restarts) has a restart left; a preempted container or a lost node (YARN
 //    container status -102, -100, -101) is always replaced and never counted. After the backoff,
 //    scope task: the task alone gets a new attempt and a new container (GANG: its own spec has
-//    its new address; running peers are not told, issue 11); scope gang: every task of its stage is stopped, and
-//    once all have ended and the backoff passed, each starts again with a new attempt, new
-//    containers and a new GANG barrier. A task of that stage ending meanwhile, however it ends,
+//    its new address; running peers are not told, issue 11); scope gang: every task of its stage is
+//    stopped, and once all have ended and the backoff passed, each starts again with a new attempt,
+//    new containers and a new GANG barrier. A task of that stage ending meanwhile, however it ends,
 //    is part of that restart, not a new failure. While a restart is pending the job cannot
 //    complete. With the budget used up the failure applies the rules above, its message saying
 //    so.
