@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "common/log.h"
 #include "common/strings.h"
@@ -28,11 +30,37 @@ struct Reply {
   long code = 0;
   std::string body;
   std::string location;  // the redirect target, if any
+  std::string namenode;  // host:port of the NameNode that answered (NameNodeExchange)
 };
 
-size_t AppendBody(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
+// A reply body read into memory, at most `limit` bytes: a NameNode or DataNode that sends more
+// ends the exchange (CURLE_WRITE_ERROR) rather than growing the client without bound.
+struct Sink {
+  std::string* out = nullptr;
+  size_t limit = 0;
+  bool over = false;
+};
+
+size_t AppendBody(char* data, size_t size, size_t n, void* arg) {
+  auto* sink = static_cast<Sink*>(arg);
+  if (size * n > sink->limit - sink->out->size()) {
+    sink->over = true;
+    return 0;
+  }
+  sink->out->append(data, size * n);
   return size * n;
+}
+
+// The schemes a request or a redirect may use: a Location of file:///home/me/.bashrc from a
+// rogue NameNode must not make CREATE write, or OPEN read, a local file.
+bool IsHttpUrl(const std::string& url) {
+  auto starts = [&](std::string_view scheme) {
+    return url.size() > scheme.size() &&
+           std::equal(scheme.begin(), scheme.end(), url.begin(), [](char a, char b) {
+             return a == std::tolower(static_cast<unsigned char>(b));
+           });
+  };
+  return starts("http://") || starts("https://");
 }
 
 struct Body {
@@ -61,10 +89,15 @@ std::string RedactUrl(const std::string& url) {
 }
 
 // One HTTP exchange; redirects are returned, not followed (CREATE must send its bytes only to
-// the DataNode, §6).
+// the DataNode, §6). Only http and https are spoken; the reply body is refused past `max_body`.
 // `negotiate`: answer the NameNode's 401 with SPNEGO (libcurl's GSS-API Negotiate).
 Result<Reply> Exchange(const std::string& method, const std::string& url, Body* body,
-                       int64_t body_size, bool negotiate = false) {
+                       int64_t body_size, bool negotiate = false,
+                       size_t max_body = kMaxJsonReplyBytes) {
+  if (!IsHttpUrl(url)) {
+    return InvalidArgument("WebHDFS " + method + " " + RedactUrl(url) +
+                           ": only http:// and https:// URLs are allowed");
+  }
   GlobalInit();
   std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
   if (!curl) return Internal("curl_easy_init failed");
@@ -74,8 +107,18 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, 600L);
+#if LIBCURL_VERSION_NUM >= 0x075500  // 7.85: the _STR forms; the bitmasks are deprecated there
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  Sink sink{&reply.body, max_body};
+  curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(max_body));
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply.body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
   if (negotiate) {
     curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_NEGOTIATE);
     curl_easy_setopt(c, CURLOPT_USERPWD, ":");  // the user comes from the Kerberos ticket
@@ -94,6 +137,11 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
   CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(headers);
+  if (sink.over || rc == CURLE_FILESIZE_EXCEEDED) {
+    return ResourceExhausted("WebHDFS " + method + " " + RedactUrl(url) +
+                             ": the reply is larger than the limit of " + std::to_string(max_body) +
+                             " bytes");
+  }
   if (rc != CURLE_OK) {
     return Unavailable("WebHDFS " + method + " " + RedactUrl(url) + ": " + curl_easy_strerror(rc));
   }
@@ -167,6 +215,7 @@ Result<Reply> NameNodeExchange(const std::vector<std::string>& namenodes,
         TONY_LOG(kInfo) << "WebHDFS: the active NameNode is " << namenodes[index];
         active = index;
       }
+      r->namenode = namenodes[index];
       return r;
     }
     last = r.ok() ? Unavailable("NameNode " + namenodes[index] + " is the standby") : r.status();
@@ -180,6 +229,16 @@ Result<Reply> NameNodeExchange(const std::vector<std::string>& namenodes,
   }
   if (namenodes.size() == 1) return last;
   return last.WithContext("no active NameNode among " + Join(namenodes, ", "));
+}
+
+// The DataNode URL of a NameNode's 307 (§6), when it is http or https; anything else (file://,
+// ftp://, ...) is refused, naming who sent it.
+Result<std::string> DataNodeLocation(const Reply& r, const std::string& what) {
+  if (!IsHttpUrl(r.location)) {
+    return PermissionDenied(what + ": the NameNode " + r.namenode + " redirected to " +
+                            RedactUrl(r.location) + "; only http:// and https:// are followed");
+  }
+  return r.location;
 }
 
 }  // namespace
@@ -260,8 +319,8 @@ Result<std::string> WebHdfs::GetDelegationToken(const std::string& renewer) {
   return ParseDelegationTokenReply(r.body, what);
 }
 
-Result<std::string> HttpGet(const std::string& url) {
-  TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", url, nullptr, 0));
+Result<std::string> HttpGet(const std::string& url, size_t max_bytes) {
+  TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", url, nullptr, 0, false, max_bytes));
   if (r.code != 200) {
     return Unavailable("GET " + url + ": HTTP " + std::to_string(r.code) + ": " +
                        r.body.substr(0, 300));
@@ -336,7 +395,8 @@ Status WebHdfs::CreateImpl(const std::string& path, const std::string* data,
     body.data = data;
     size = static_cast<int64_t>(data->size());
   }
-  TONY_ASSIGN_OR_RETURN(Reply w, Exchange("PUT", r.location, &body, size));
+  TONY_ASSIGN_OR_RETURN(std::string datanode, DataNodeLocation(r, what));
+  TONY_ASSIGN_OR_RETURN(Reply w, Exchange("PUT", datanode, &body, size));
   if (w.code != 201) return ErrorFromReply(w.code, w.body, what + " (DataNode)");
   return Status::Ok();
 }
@@ -357,7 +417,8 @@ Result<std::string> WebHdfs::Open(const std::string& path) {
                                      namenodes_, active_, "GET",
                                      [&](auto& nn) { return Url(nn, path, "op=OPEN"); }, spnego_));
   if (r.code == 307 && !r.location.empty()) {
-    TONY_ASSIGN_OR_RETURN(r, Exchange("GET", r.location, nullptr, 0));
+    TONY_ASSIGN_OR_RETURN(std::string datanode, DataNodeLocation(r, what));
+    TONY_ASSIGN_OR_RETURN(r, Exchange("GET", datanode, nullptr, 0, false, kMaxOpenBytes));
   }
   if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   return r.body;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,9 +44,16 @@ Status ErrorFromReply(long http_code, const std::string& body, const std::string
 // never quote the body: it holds a secret.
 Result<std::string> ParseDelegationTokenReply(const std::string& body, const std::string& what);
 
+// Limits on a reply body read into memory; past one, the request fails with kResourceExhausted
+// naming the URL and the limit. Every request speaks only http or https, and a 307's Location is
+// followed only when it is http or https (a file:// one is refused with kPermissionDenied).
+inline constexpr size_t kMaxJsonReplyBytes = 4 << 20;  // a NameNode's JSON reply or error page
+inline constexpr size_t kMaxOpenBytes = 64 << 20;      // OPEN's bytes from the DataNode
+inline constexpr size_t kMaxHttpGetBytes = 256 << 20;  // HttpGet: a container's whole log
+
 // A plain HTTP GET (e.g. a NodeManager's container log web service): the body on 200, else an
 // error with the status code and the start of the body.
-Result<std::string> HttpGet(const std::string& url);
+Result<std::string> HttpGet(const std::string& url, size_t max_bytes = kMaxHttpGetBytes);
 
 // Whether a NameNode's reply says it is the standby of an HA pair: 403 with a StandbyException
 // RemoteException ("Operation category WRITE is not supported in state standby").
@@ -66,6 +74,7 @@ class WebHdfs {
   Status CreateFromFile(const std::string& path, const std::string& local_path,
                         const std::string& permission = "644");
   Result<FileStatus> GetFileStatus(const std::string& path);
+  // The whole file, at most kMaxOpenBytes.
   Result<std::string> Open(const std::string& path);
   // True when something was deleted; false when the path did not exist.
   Result<bool> Delete(const std::string& path, bool recursive = true);

@@ -14,6 +14,7 @@
 #include "hadoop/ipc/failover.h"
 #include "hadoop/ipc/wire.h"
 #include "hadoop/yarn/cluster_conf.h"
+#include "tests/hadoop/http_stub.h"
 #include "yarn_service_protos.pb.h"
 
 namespace tony::hadoop {
@@ -360,57 +361,6 @@ TEST(WebHdfsTest, StandbyReplyIsRecognized) {
       hdfs::IsStandbyReply(403, R"({"RemoteException":{"exception":"AccessControlException"}})"));
   EXPECT_FALSE(hdfs::IsStandbyReply(200, "StandbyException"));
 }
-
-// A one-thread HTTP server on loopback that answers each of `replies` requests with
-// `status_line` and `body`, in order, then stops; `served` counts the requests.
-class HttpStub {
- public:
-  HttpStub(std::string status_line, std::string body, int replies)
-      : status_line_(std::move(status_line)), body_(std::move(body)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-    socklen_t len = sizeof(a);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    ::listen(fd_, 4);
-    thread_ = std::thread([this, replies] {
-      for (int i = 0; i < replies; ++i) {
-        int c = ::accept(fd_, nullptr, nullptr);
-        if (c < 0) return;
-        std::string request;
-        char buf[1024];
-        while (request.find("\r\n\r\n") == std::string::npos) {
-          ssize_t n = ::recv(c, buf, sizeof(buf), 0);
-          if (n <= 0) break;
-          request.append(buf, static_cast<size_t>(n));
-        }
-        ++served;  // before the reply: the client may check the count as soon as it reads it
-        std::string reply = status_line_ +
-                            "\r\nContent-Type: application/json\r\nContent-Length: " +
-                            std::to_string(body_.size()) + "\r\nConnection: close\r\n\r\n" + body_;
-        (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
-        ::close(c);
-      }
-    });
-  }
-  ~HttpStub() {
-    ::shutdown(fd_, SHUT_RDWR);
-    ::close(fd_);
-    thread_.join();
-  }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-  std::atomic<int> served{0};
-
- private:
-  std::string status_line_;
-  std::string body_;
-  int fd_ = -1;
-  uint16_t port_ = 0;
-  std::thread thread_;
-};
 
 TEST(WebHdfsTest, SkipsTheStandbyNameNodeAndStaysWithTheActiveOne) {
   HttpStub standby("HTTP/1.1 403 Forbidden",
