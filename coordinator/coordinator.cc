@@ -16,6 +16,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "rpc/client.h"
+#include "rpc/server_auth.h"
 
 namespace tony {
 
@@ -91,10 +92,19 @@ Status Coordinator::StartServer() {
   service_ = MakeCoordinatorService(this);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options_.bind_host + ":0", grpc::InsecureServerCredentials(), &port);
+  // Anyone who reaches the port can call it (issue 28): a call without the job secret is refused
+  // on its headers, before its message is read (rpc/server_auth.h); what the callers with it can
+  // make gRPC hold is bounded by the limits below.
+  builder.AddListeningPort(options_.bind_host + ":0",
+                           rpc::SecretCheckingServerCredentials(secret()), &port);
   builder.RegisterService(service_.get());
-  builder.SetMaxReceiveMessageSize(rpc::kMaxMessageBytes);
-  builder.SetMaxSendMessageSize(rpc::kMaxMessageBytes);
+  builder.SetMaxReceiveMessageSize(rpc::kMaxRequestBytes);
+  builder.SetMaxSendMessageSize(rpc::kMaxResponseBytes);
+  grpc::ResourceQuota quota("tony-control-plane");
+  quota.Resize(rpc::kServerMemoryQuotaBytes);
+  quota.SetMaxThreads(rpc::kMaxServerThreads);
+  builder.SetResourceQuota(quota);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, rpc::kMaxConcurrentStreams);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || port == 0) {
     return Unavailable("cannot start the control-plane server on " + options_.bind_host);

@@ -2,19 +2,15 @@
 
 #include <chrono>
 
+#include "rpc/server_auth.h"
+
 namespace tony::rpc {
 
 bool CallHasSecret(const grpc::ServerContextBase& context, const std::string& secret) {
   const auto& metadata = context.client_metadata();
   auto it = metadata.find(kSecretMetadataKey);
-  if (it == metadata.end() || secret.empty()) return false;
-  const grpc::string_ref& given = it->second;
-  if (given.size() != secret.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < secret.size(); ++i) {
-    diff |= static_cast<unsigned char>(given.data()[i] ^ secret[i]);
-  }
-  return diff == 0;
+  if (it == metadata.end()) return false;
+  return SecretMatches(std::string_view(it->second.data(), it->second.size()), secret);
 }
 
 Status FromGrpc(const grpc::Status& status, const std::string& what) {
@@ -54,8 +50,8 @@ CoordinatorClient::CoordinatorClient(const std::string& address, std::string sec
   // Fail fast when the coordinator is gone instead of backing off for up to two minutes.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
-  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  args.SetMaxReceiveMessageSize(kMaxResponseBytes);
+  args.SetMaxSendMessageSize(kMaxRequestBytes);
   channel_ = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
   stub_ = Coordinator::NewStub(channel_);
 }

@@ -16,10 +16,13 @@
 namespace tony::rpc {
 
 inline constexpr char kSecretMetadataKey[] = "x-tony-secret";
-// Both ends set gRPC's message limits to this, explicitly (gRPC's default receive limit is 4 MiB):
-// a status of a 10,000-task job fits; task output in a message is capped far below it (the
-// executor's stderr tail is 8 KiB).
-inline constexpr int kMaxMessageBytes = 64 * 1024 * 1024;
+// gRPC's message limits, set explicitly at both ends. Requests go to the coordinator, which holds
+// each whole in memory while it handles it, so they are held small: kMaxRequestBytes
+// (rpc/server_auth.h says why 4 MiB). Responses come from the coordinator to a peer that asked for
+// them, and a status of a 10,000-task job must fit (about 3 MiB with every field filled; the
+// executor's stderr tail in a task's diagnostics is 8 KiB), hence the larger limit.
+inline constexpr int kMaxRequestBytes = 4 * 1024 * 1024;
+inline constexpr int kMaxResponseBytes = 64 * 1024 * 1024;
 // On YARN the secret travels as this secret key of the container's credentials (the
 // ContainerLaunchContext's tokens), never in its environment or command line.
 inline constexpr char kJobSecretAlias[] = "tony.job.secret";

@@ -5,6 +5,7 @@ plane. None may be accepted."""
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -163,4 +164,46 @@ def test_the_same_search_with_cap_sys_ptrace_finds_the_secret_the_probe_accepts(
     assert report["accepted"] == 1, report
     assert tony.run("kill", job_id).returncode == 0
     proc.communicate(timeout=30)
+    assert_nothing_left(tony.home)
+
+
+def _rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError(f"no VmRSS in /proc/{pid}/status")
+
+
+def test_a_flood_of_large_requests_without_the_secret_is_refused_and_bounded(tony, tmp_path):
+    # Issue 28: whoever reaches the port may send requests of any size. A call without the secret
+    # is refused on its headers, before its message is read (rpc/server_auth.h), and a request
+    # over 4 MiB is refused in any case, so 4 peers each sending eight 32 MiB requests leave the
+    # coordinator's memory where it was and the job running to its end.
+    go = tmp_path / "go"
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "1", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    proc = tony.start("submit", "--executes", f"sh -c 'while [ ! -e {go} ]; do sleep 0.1; done'",
+                      "--conf_file", conf)
+    job_id = eventually(lambda: tony.running_job(tasks=1), timeout=60, what="the task to run")
+    with open(os.path.join(tony.job_dir(job_id), "am.json")) as f:
+        am = json.load(f)
+    start_rss = _rss_kib(am["pid"])
+    floods = [subprocess.Popen([PROBE, f"{am['host']}:{am['port']}", "f" * 64,
+                                "--pad", str(32 << 20), "--calls", "8"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+              for _ in range(4)]
+    peak_rss = start_rss
+    while any(p.poll() is None for p in floods):
+        peak_rss = max(peak_rss, _rss_kib(am["pid"]))
+        time.sleep(0.02)
+    answers = [line.split(" ", 1)[0] for p in floods for line in p.communicate()[0].splitlines()]
+    assert len(answers) == 32, answers
+    assert set(answers) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}, answers
+    assert peak_rss - start_rss < 64 << 10, (start_rss, peak_rss)
+    go.touch()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out + err
+    assert tony.status(job_id)["final_status"] == "SUCCEEDED"
     assert_nothing_left(tony.home)
