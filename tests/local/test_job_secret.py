@@ -210,7 +210,10 @@ def test_a_flood_of_large_requests_without_the_secret_is_refused_and_bounded(ton
     answers = [line.split(" ", 1)[0] for p in floods for line in p.communicate()[0].splitlines()]
     assert len(answers) == 32, answers
     assert set(answers) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}, answers
-    assert peak_rss - start_rss < 64 << 10, (start_rss, peak_rss)
+    # ASan's quarantine holds freed memory (up to 256 MiB) on purpose: the bound is the release
+    # build's, where freed requests go back.
+    if not asan_build():
+        assert peak_rss - start_rss < 64 << 10, (start_rss, peak_rss)
     go.touch()
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, out + err
