@@ -204,17 +204,20 @@ def test_a_flood_of_large_requests_without_the_secret_is_refused_and_bounded(ton
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
               for _ in range(4)]
     peak_rss = start_rss
-    while any(p.poll() is None for p in floods):
-        peak_rss = max(peak_rss, _rss_kib(am["pid"]))
-        time.sleep(0.02)
-    answers = [line.split(" ", 1)[0] for p in floods for line in p.communicate()[0].splitlines()]
-    assert len(answers) == 32, answers
-    assert set(answers) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}, answers
-    # ASan's quarantine holds freed memory (up to 256 MiB) on purpose: the bound is the release
-    # build's, where freed requests go back.
-    if not asan_build():
-        assert peak_rss - start_rss < 64 << 10, (start_rss, peak_rss)
-    go.touch()
+    try:
+        while any(p.poll() is None for p in floods):
+            peak_rss = max(peak_rss, _rss_kib(am["pid"]))
+            time.sleep(0.02)
+        answers = [line.split(" ", 1)[0] for p in floods
+                   for line in p.communicate()[0].splitlines()]
+        assert len(answers) == 32, answers
+        assert set(answers) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}, answers
+        # ASan's quarantine holds freed memory (up to 256 MiB) on purpose: the bound is the
+        # release build's, where freed requests go back.
+        if not asan_build():
+            assert peak_rss - start_rss < 64 << 10, (start_rss, peak_rss)
+    finally:
+        go.touch()  # a failed assertion must not leave the job running
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, out + err
     assert tony.status(job_id)["final_status"] == "SUCCEEDED"
