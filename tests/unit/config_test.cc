@@ -10,13 +10,12 @@
 #include "config/configuration.h"
 #include "config/job_spec.h"
 #include "config/keys.h"
-#include "config/resources.h"
 #include "runtime/runtime.h"
+#include "tests/unit/config_test_util.h"
 
 namespace tony {
 namespace {
 
-using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -29,43 +28,6 @@ std::string Property(const std::string& name, const std::string& value, bool fin
 std::string ConfXml(const std::string& properties) {
   return "<?xml version=\"1.0\"?>\n<configuration>\n" + properties + "</configuration>\n";
 }
-
-class ConfigTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    Result<std::string> dir = MakeTempDir(::testing::TempDir(), "config_test.");
-    ASSERT_TRUE(dir.ok()) << dir.status().ToString();
-    dir_ = *dir;
-  }
-  void TearDown() override { (void)RemoveAll(dir_); }
-
-  // Writes `content` to <temp dir>/<name> and returns the path.
-  std::string Write(const std::string& name, const std::string& content) {
-    std::string path = JoinPath(dir_, name);
-    Status s = WriteFileAtomic(path, content);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    return path;
-  }
-
-  // A configuration with a runnable job: two workers and a command.
-  static Configuration Runnable() {
-    Configuration conf = Configuration::WithDefaults();
-    conf.Set("tony.worker.instances", "2", "--conf");
-    conf.Set("tony.containers.command", "python train.py", "--executes");
-    return conf;
-  }
-
-  // The error message BuildJobSpec returns for `conf`; fails the test if it succeeds.
-  static std::string BuildError(const Configuration& conf) {
-    Result<JobSpec> spec = BuildJobSpec(conf);
-    EXPECT_FALSE(spec.ok());
-    if (spec.ok()) return "";
-    EXPECT_EQ(spec.status().code(), StatusCode::kInvalidArgument);
-    return spec.status().message();
-  }
-
-  std::string dir_;
-};
 
 // ---- Configuration layers ----
 
@@ -307,8 +269,6 @@ TEST(MemoryTest, RejectsGarbage) {
 }
 
 // ---- JobSpec ----
-
-using JobSpecTest = ConfigTest;
 
 TEST_F(JobSpecTest, JobSpecFromDefaults) {
   Result<JobSpec> spec = BuildJobSpec(Runnable());
@@ -737,93 +697,6 @@ TEST_F(ConfigTest, DockerWithoutAnImageNamesTheContainerAndTheKeys) {
             std::string::npos)
       << error;
   EXPECT_EQ(error.find("the coordinator (AM)"), std::string::npos) << error;
-}
-
-// ---- Resource strings (config/resources.h) ----
-
-TEST(ResourceRefTest, TonysGrammarAndHadoopsAlias) {
-  auto plain = ParseResourceRef("/data/vocab.txt");
-  ASSERT_TRUE(plain.ok());
-  EXPECT_EQ(plain->source, "/data/vocab.txt");
-  EXPECT_EQ(plain->name, "vocab.txt");
-  EXPECT_FALSE(plain->archive || plain->remote);
-  auto dir = ParseResourceRef("file:///etc/conf/");
-  ASSERT_TRUE(dir.ok());
-  EXPECT_EQ(dir->source, "/etc/conf/");
-  EXPECT_EQ(dir->name, "conf");
-  auto renamed = ParseResourceRef("/tmp/env.zip::env#ARCHIVE");
-  ASSERT_TRUE(renamed.ok());
-  EXPECT_EQ(renamed->name, "env");
-  EXPECT_TRUE(renamed->archive);
-  auto alias = ParseResourceRef("/tmp/a.txt#b.txt");
-  ASSERT_TRUE(alias.ok());
-  EXPECT_EQ(alias->name, "b.txt");
-  EXPECT_FALSE(alias->archive);
-  auto hdfs = ParseResourceRef("hdfs:///user/tony/env/my-venv.zip#archive");
-  ASSERT_TRUE(hdfs.ok());
-  EXPECT_TRUE(hdfs->remote && hdfs->archive);
-  EXPECT_EQ(hdfs->scheme, "hdfs");
-  EXPECT_EQ(hdfs->host, "");
-  EXPECT_EQ(hdfs->port, -1);
-  EXPECT_EQ(hdfs->path, "/user/tony/env/my-venv.zip");
-  EXPECT_EQ(hdfs->name, "my-venv.zip");
-  auto nn = ParseResourceRef("hdfs://nn:8020/libs");
-  ASSERT_TRUE(nn.ok());
-  EXPECT_EQ(nn->host, "nn");
-  EXPECT_EQ(nn->port, 8020);
-  EXPECT_EQ(nn->name, "libs");
-}
-
-TEST(ResourceRefTest, RefusesWhatCannotNameAFile) {
-  for (const char* bad : {"", "#archive", "/tmp/a::b/c", "/tmp/a.txt::x#y", "hdfs://nn:99999/p",
-                          "/", "/tmp/x::..", "/tmp/venv.zip", "/a/b::tony-final.xml"}) {
-    EXPECT_FALSE(ParseResourceRef(bad).ok()) << bad;
-  }
-}
-
-TEST_F(JobSpecTest, BadResourceEntriesNameTheKeyAndTheEntry) {
-  Configuration conf = Runnable();
-  ASSERT_TRUE(conf.AddOverride("tony.worker.resources=/tmp/x::..").ok());
-  std::string err = BuildError(conf);
-  EXPECT_THAT(err, HasSubstr("tony.worker.resources = \"/tmp/x::..\" (from --conf): entry "
-                             "\"/tmp/x::..\""));
-  EXPECT_THAT(err, HasSubstr("expected SOURCE[::NAME][#archive] or SOURCE#NAME"));
-}
-
-TEST_F(JobSpecTest, TheHadoopLocationIsAnArchiveOfEveryTaskAndTheClasspathTheTasks) {
-  Configuration conf = Runnable();
-  ASSERT_TRUE(conf.AddOverride("tony.ps.instances=1").ok());
-  ASSERT_TRUE(conf.AddOverride("tony.application.hadoop.location=hdfs:///apps/hadoop-3.3.6.tar.gz"
-                               "#hadoop")
-                  .ok());
-  ASSERT_TRUE(conf.AddOverride("tony.application.hadoop.classpath=$PWD/hadoop/etc/hadoop,"
-                               "{{HADOOP_HOME}}/share/hadoop/common/*")
-                  .ok());
-  Result<JobSpec> spec = BuildJobSpec(conf);
-  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
-  EXPECT_EQ(spec->hadoop_archive, "hadoop");
-  EXPECT_THAT(spec->hadoop_classpath,
-              ElementsAre("$PWD/hadoop/etc/hadoop", "{{HADOOP_HOME}}/share/hadoop/common/*"));
-  ASSERT_EQ(spec->roles.size(), 2u);
-  for (const RoleSpec& r : spec->roles) {
-    EXPECT_THAT(r.resources, Contains("hdfs:///apps/hadoop-3.3.6.tar.gz::hadoop#archive"))
-        << r.name;
-  }
-  // The coordinator runs no JVM: it localizes nothing of it.
-  EXPECT_THAT(spec->am_resources, IsEmpty());
-  // With no alias the archive's directory is named as YARN names it: the file's name.
-  auto unnamed = HadoopLocationResource("/opt/dist/hadoop.tgz");
-  ASSERT_TRUE(unnamed.ok());
-  EXPECT_EQ(*unnamed, "/opt/dist/hadoop.tgz::hadoop.tgz#archive");
-}
-
-TEST_F(JobSpecTest, AHadoopLocationThatNamesNoFileIsRefusedNamingTheKey) {
-  Configuration conf = Runnable();
-  ASSERT_TRUE(conf.AddOverride("tony.application.hadoop.location=hdfs:///apps/h.tgz#a/b").ok());
-  std::string err = BuildError(conf);
-  EXPECT_THAT(err, HasSubstr("tony.application.hadoop.location = \"hdfs:///apps/h.tgz#a/b\""));
-  EXPECT_THAT(err, HasSubstr("cannot name a file in the working directory"));
-  EXPECT_THAT(err, HasSubstr("with #ALIAS for its directory's name"));
 }
 
 // ---- Unsupported and unknown keys (the applied/unsupported audit is in keys_test.cc) ----
