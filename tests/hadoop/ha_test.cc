@@ -259,15 +259,7 @@ TEST(FailoverRpcClientTest, GoesRoundTheServersWithBoundedFailoversAndBackoff) {
 class IpcStub {
  public:
   explicit IpcStub(bool standby) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-    socklen_t len = sizeof(a);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    ::listen(fd_, 1);
+    fd_ = ListenOnLoopback(1, &port_);
     thread_ = std::thread([this, standby] { Serve(standby); });
   }
   ~IpcStub() {

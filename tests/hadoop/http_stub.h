@@ -10,10 +10,25 @@
 
 #include <atomic>
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <thread>
 
 namespace tony::hadoop {
+
+// A socket listening on an ephemeral loopback port (stored in *port), for the stubs here.
+inline int ListenOnLoopback(int backlog, uint16_t* port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  socklen_t len = sizeof(a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  *port = ntohs(a.sin_port);
+  ::listen(fd, backlog);
+  return fd;
+}
 
 // A one-thread HTTP server on loopback that answers each of `replies` requests with
 // `status_line`, `headers` (each line ending "\r\n", e.g. a Location) and `body`, in order, then
@@ -22,15 +37,7 @@ class HttpStub {
  public:
   HttpStub(std::string status_line, std::string body, int replies, std::string headers = "")
       : status_line_(std::move(status_line)), headers_(std::move(headers)), body_(std::move(body)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-    socklen_t len = sizeof(a);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    ::listen(fd_, 4);
+    fd_ = ListenOnLoopback(4, &port_);
     thread_ = std::thread([this, replies] {
       for (int i = 0; i < replies; ++i) {
         int c = ::accept(fd_, nullptr, nullptr);
