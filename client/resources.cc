@@ -37,8 +37,7 @@ Status CheckHadoopLocation(const Configuration& conf, bool yarn) {
   const std::string key = "tony.application.hadoop.location";
   const std::string location(Trim(conf.GetOr(key, "")));
   if (location.empty()) return Status::Ok();
-  TONY_ASSIGN_OR_RETURN(std::string entry, HadoopLocationResource(location));
-  TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
+  TONY_ASSIGN_OR_RETURN(ResourceRef ref, HadoopLocationResource(location));
   if (!ref.remote && IsDirectory(ref.source)) {
     return InvalidArgument(key + " " + location +
                            ": a directory; it names a Hadoop tarball (.tar.gz, .tgz, .tar or "

@@ -161,8 +161,7 @@ Result<StagedResources> StageResources(hadoop::hdfs::WebHdfs& fs, const Cluster&
   // unpacks into JobSpec::hadoop_archive.
   const std::string location(Trim(conf.GetOr("tony.application.hadoop.location", "")));
   if (!location.empty()) {
-    TONY_ASSIGN_OR_RETURN(std::string entry, HadoopLocationResource(location));
-    TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
+    TONY_ASSIGN_OR_RETURN(ResourceRef ref, HadoopLocationResource(location));
     TONY_ASSIGN_OR_RETURN(std::optional<engine::YarnResource> r,
                           LocalizeResource(fs, c, ref, false, paths, remote_dir, n++));
     if (r) out.tasks.push_back(*r);

@@ -254,17 +254,15 @@ void AddHadoopFramework(Validator& v, JobSpec& spec) {
   const std::string key = "tony.application.hadoop.location";
   const std::string location(Trim(v.String(key)));
   if (location.empty()) return;
-  Result<std::string> entry = HadoopLocationResource(location);
-  if (!entry.ok()) {
-    v.AddError(v.Describe(key) + ": " + entry.status().message() +
+  Result<ResourceRef> ref = HadoopLocationResource(location);
+  if (!ref.ok()) {
+    v.AddError(v.Describe(key) + ": " + ref.status().message() +
                "; expected the URI or path of a Hadoop tarball, with #ALIAS for its directory's "
                "name");
     return;
   }
-  Result<ResourceRef> ref = ParseResourceRef(*entry);
-  if (!ref.ok()) return;  // HadoopLocationResource parsed it
   spec.hadoop_archive = ref->name;
-  for (RoleSpec& r : spec.roles) r.resources.push_back(*entry);
+  for (RoleSpec& r : spec.roles) r.resources.push_back(ref->text);
 }
 
 void CheckTotals(Validator& v, const std::vector<RoleSpec>& roles) {

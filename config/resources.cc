@@ -77,9 +77,11 @@ Result<ResourceRef> ParseResourceRef(const std::string& text) {
   return r;
 }
 
-Result<std::string> HadoopLocationResource(const std::string& location) {
+Result<ResourceRef> HadoopLocationResource(const std::string& location) {
   TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(location));
-  return ref.source + "::" + ref.name + "#archive";
+  ref.archive = true;
+  ref.text = ref.source + "::" + ref.name + "#archive";
+  return ref;
 }
 
 }  // namespace tony

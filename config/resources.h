@@ -35,9 +35,10 @@ struct ResourceRef {
 Result<ResourceRef> ParseResourceRef(const std::string& text);
 
 // tony.application.hadoop.location (TonY's Hadoop framework tarball, SOURCE[#ALIAS]) as the
-// entry every task container localizes: SOURCE::NAME#archive, unpacked into the directory NAME
-// (the alias, else the file's name, as YARN names an archive). Errors say what is wrong.
-Result<std::string> HadoopLocationResource(const std::string& location);
+// archive every task container localizes, unpacked into the directory `name` (the alias, else the
+// file's name, as YARN names an archive); its `text` is the entry SOURCE::NAME#archive. Errors
+// say what is wrong.
+Result<ResourceRef> HadoopLocationResource(const std::string& location);
 
 // Names tony itself puts in every container's working directory; a resource may not take them.
 bool IsReservedResourceName(const std::string& name);

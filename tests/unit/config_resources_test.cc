@@ -91,7 +91,7 @@ TEST_F(JobSpecTest, TheHadoopLocationIsAnArchiveOfEveryTaskAndTheClasspathTheTas
   // With no alias the archive's directory is named as YARN names it: the file's name.
   auto unnamed = HadoopLocationResource("/opt/dist/hadoop.tgz");
   ASSERT_TRUE(unnamed.ok());
-  EXPECT_EQ(*unnamed, "/opt/dist/hadoop.tgz::hadoop.tgz#archive");
+  EXPECT_EQ(unnamed->text, "/opt/dist/hadoop.tgz::hadoop.tgz#archive");
 }
 
 TEST_F(JobSpecTest, AHadoopLocationThatNamesNoFileIsRefusedNamingTheKey) {
