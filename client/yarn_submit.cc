@@ -287,12 +287,13 @@ void RemoveStaging(const Cluster& c, const std::string& app_id) {
 class YarnFollower final : public JobFollower {
  public:
   YarnFollower(yarn::ApplicationClient& rm, const pb::ApplicationIdProto& app,
-               const history::JobPaths& paths, const std::string& secret)
+               const history::JobPaths& paths, const std::string& secret, rpc::JobTls tls)
       : rm_(rm),
         app_(app),
         app_id_(yarn::ApplicationIdString(app)),
         paths_(paths),
-        secret_(secret) {
+        secret_(secret),
+        tls_(std::move(tls)) {
     last_.set_job_id(app_id_);
   }
 
@@ -334,7 +335,7 @@ class YarnFollower final : public JobFollower {
     if (r->yarn_application_state() == pb::RUNNING && r->rpc_port() > 0 && !r->host().empty() &&
         r->host() != "N/A") {
       am_ = std::make_unique<rpc::CoordinatorClient>(
-          r->host() + ":" + std::to_string(r->rpc_port()), secret_);
+          r->host() + ":" + std::to_string(r->rpc_port()), secret_, tls_);
     }
     return std::nullopt;
   }
@@ -362,6 +363,7 @@ class YarnFollower final : public JobFollower {
   std::string app_id_;
   const history::JobPaths& paths_;
   std::string secret_;
+  rpc::JobTls tls_;
   std::unique_ptr<rpc::CoordinatorClient> am_;
   rpc::JobStatus last_;
   std::string last_state_;
@@ -424,6 +426,10 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   // The local job dir, named by the application id, so status/logs/kill take the id.
   history::JobPaths paths(history::JobsRoot() + "/" + app_id);
   std::string secret = RandomHex(32);
+  // The control plane's TLS identity for this job alone (rpc/tls.h): the AM serves with it, the
+  // executors and this client present it and trust nothing else.
+  auto tls = rpc::MakeJobTls();
+  if (!tls.ok()) return Fail(tls.status());
   s = MakeNewPrivateDir(paths.root);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
   if (s.ok() && o.debug) {
@@ -525,6 +531,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   // cancel them when this application ends.
   sub.cancel_tokens_when_complete = cluster->security.file_tokens.tokens().empty();
   am_credentials.AddSecret(rpc::kJobSecretAlias, secret);
+  am_credentials.AddSecret(rpc::kJobTlsKeyAlias, tls->key_pem);
+  am_credentials.AddSecret(rpc::kJobTlsCertAlias, tls->cert_pem);
   yarn::SetTokens(&sub.am_container, am_credentials);
   if (spec.docker_enabled) {
     yarn::AddDockerRuntime(&sub.am_container, spec.am_docker_image, spec.docker_mounts);
@@ -571,7 +579,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
 
   InstallInterruptHandlers();
 
-  YarnFollower follower(rm, app, paths, secret);
+  YarnFollower follower(rm, app, paths, secret, *tls);
   rpc::JobStatus final_status = FollowJob(follower);
   std::string yarn_state = AwaitEnd(rm, app, 60s);
   if (yarn_state != "FINISHED" && yarn_state != "FAILED" && yarn_state != "KILLED") {

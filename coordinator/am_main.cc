@@ -38,14 +38,15 @@ int RunAm(const std::string& job_dir, const AmEngineFactory& factory, bool keep_
   };
   // Local: from the pipe the client handed it over on; YARN: out of the credentials file the NM
   // wrote, which keeps the AMRMToken for the engine (rpc/job_secret.h).
-  auto secret = rpc::ReadJobSecret();
-  if (!secret.ok()) return fail(secret.status());
+  auto credentials = rpc::ReadJobCredentials();
+  if (!credentials.ok()) return fail(credentials.status());
   auto inputs = ReadInputs(paths);
   if (!inputs.ok()) return fail(inputs.status());
   CoordinatorOptions defaults;
   defaults.job_id = BaseName(paths.root);
   defaults.job_dir = paths.root;
-  defaults.secret = *secret;
+  defaults.secret = std::move(credentials->secret);
+  defaults.tls = std::move(credentials->tls);
   defaults.linger_ms = inputs->spec.client_wait_ms;
   auto setup = factory(*inputs, std::move(defaults));
   if (!setup.ok()) return fail(setup.status());
@@ -53,8 +54,7 @@ int RunAm(const std::string& job_dir, const AmEngineFactory& factory, bool keep_
   ::signal(SIGPIPE, SIG_IGN);
   int code = 0;
   {
-    Coordinator coordinator(std::move(setup->options), std::move(inputs->spec),
-                            std::move(setup->make_engine));
+    Coordinator coordinator(std::move(setup->options), std::move(inputs->spec), setup->make_engine);
     code = coordinator.Run();
   }
   if (keep_staging) {

@@ -96,7 +96,7 @@ Status Coordinator::StartServer() {
   // on its headers, before its message is read (rpc/server_auth.h); what the callers with it can
   // make gRPC hold is bounded by the limits below.
   builder.AddListeningPort(options_.bind_host + ":0",
-                           rpc::SecretCheckingServerCredentials(secret()), &port);
+                           rpc::SecretCheckingServerCredentials(secret(), options_.tls), &port);
   builder.RegisterService(service_.get());
   builder.SetMaxReceiveMessageSize(rpc::kMaxRequestBytes);
   builder.SetMaxSendMessageSize(rpc::kMaxResponseBytes);
@@ -262,6 +262,7 @@ engine::LaunchSpec Coordinator::BuildLaunchSpec(const core::LaunchTask& launch) 
   ls.env["TONY_JOB_DIR"] = options_.job_dir;
   ls.env["TONY_AM_ADDRESS"] = options_.advertised_host + ":" + std::to_string(port());
   ls.secret = options_.secret;
+  ls.tls = options_.tls;
   ls.env["TONY_TASK_ROLE"] = launch.task.role;
   ls.env["TONY_TASK_INDEX"] = std::to_string(launch.task.index);
   ls.env["TONY_TASK_ATTEMPT"] = std::to_string(launch.attempt);

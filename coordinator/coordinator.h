@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "coordinator/status_http.h"
 #include "engine/engine.h"
 #include "history/job_dir.h"
+#include "rpc/tls.h"
 #include "rpc/tony.grpc.pb.h"
 
 namespace tony {
@@ -39,6 +41,8 @@ struct CoordinatorOptions {
   std::string job_id;
   std::string job_dir;
   std::string secret;
+  // YARN: the control plane is TLS with this identity (rpc/tls.h), handed on to every executor.
+  std::optional<rpc::JobTls> tls;
   std::string bind_host = "127.0.0.1";        // where the control plane listens
   std::string advertised_host = "127.0.0.1";  // what executors and clients dial
   std::string tony_binary;                    // the executable executors run (`tony executor`)

@@ -9,12 +9,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/process.h"
 #include "common/status.h"
 #include "engine/container_request.h"
+#include "rpc/tls.h"
 #include "rpc/tony.pb.h"
 
 namespace tony::engine {
@@ -41,6 +43,9 @@ struct LaunchSpec {
   // executor's stdin, YARN as a secret key in the container's credentials (README, "The job
   // secret").
   std::string secret;
+  // The job's TLS identity for the control plane (rpc/tls.h), YARN only: in the container's
+  // credentials beside the secret.
+  std::optional<rpc::JobTls> tls;
   std::string log_dir;                   // executor.log, stdout, stderr go here
   std::vector<std::string> local_files;  // staged files linked into the working directory
 };

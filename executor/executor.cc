@@ -48,7 +48,7 @@ int RunExecutor() {
   });
   if (!loop_or.ok()) return Fail(loop_or.status().message());
   EventLoop& loop = **loop_or;
-  rpc::CoordinatorClient client(id.am_address, id.secret);
+  rpc::CoordinatorClient client(id.am_address, id.secret, id.tls);
   ControlPlane control(client, loop);
   ResultReporter reporter(loop, control);
   // Reports a failure of the job's own making (its configuration, its archives) and exits 1.

@@ -50,9 +50,10 @@ Result<TaskIdentity> ReadIdentity() {
   id.index = static_cast<int>(*index);
   id.attempt = static_cast<int>(*attempt);
   if (id.log_dir.empty()) id.log_dir = ".";
-  auto secret = rpc::ReadJobSecret();
-  if (!secret.ok()) return secret.status();
-  id.secret = std::move(secret).value();
+  auto credentials = rpc::ReadJobCredentials();
+  if (!credentials.ok()) return credentials.status();
+  id.secret = std::move(credentials->secret);
+  id.tls = std::move(credentials->tls);
   id.host = AdvertisedHost();
   return id;
 }

@@ -5,11 +5,13 @@
 // Threading: plain functions, called on the executor's loop thread.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/process.h"
 #include "common/status.h"
 #include "config/job_spec.h"
+#include "rpc/tls.h"
 #include "rpc/tony.pb.h"
 #include "runtime/runtime.h"
 
@@ -19,6 +21,7 @@ struct TaskIdentity {
   std::string job_id;
   std::string am_address;
   std::string secret;
+  std::optional<rpc::JobTls> tls;  // YARN: the control plane's TLS identity (rpc/tls.h)
   std::string role;
   int index = 0;
   int attempt = 0;

@@ -44,7 +44,8 @@ Status FromGrpc(const grpc::Status& status, const std::string& what) {
   return Status(code, what + ": " + status.error_message());
 }
 
-CoordinatorClient::CoordinatorClient(const std::string& address, std::string secret)
+CoordinatorClient::CoordinatorClient(const std::string& address, std::string secret,
+                                     const std::optional<JobTls>& tls)
     : address_(address), secret_(std::move(secret)) {
   grpc::ChannelArguments args;
   // Fail fast when the coordinator is gone instead of backing off for up to two minutes.
@@ -52,7 +53,17 @@ CoordinatorClient::CoordinatorClient(const std::string& address, std::string sec
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   args.SetMaxReceiveMessageSize(kMaxResponseBytes);
   args.SetMaxSendMessageSize(kMaxRequestBytes);
-  channel_ = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (tls) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = tls->cert_pem;  // the job's certificate is the only one trusted
+    ssl.pem_private_key = tls->key_pem;
+    ssl.pem_cert_chain = tls->cert_pem;
+    credentials = grpc::SslCredentials(ssl);
+    // Whatever host the AM is on, the certificate is for this one name (rpc/tls.h).
+    args.SetSslTargetNameOverride(kJobTlsServerName);
+  }
+  channel_ = grpc::CreateCustomChannel(address, credentials, args);
   stub_ = Coordinator::NewStub(channel_);
 }
 

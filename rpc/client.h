@@ -8,9 +8,11 @@
 #include <grpcpp/grpcpp.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
+#include "rpc/tls.h"
 #include "rpc/tony.grpc.pb.h"
 
 namespace tony::rpc {
@@ -35,7 +37,10 @@ Status FromGrpc(const grpc::Status& status, const std::string& what);
 
 class CoordinatorClient {
  public:
-  CoordinatorClient(const std::string& address, std::string secret);
+  // With `tls` (YARN) the channel is TLS: the server must present the job's certificate and the
+  // client presents it too (rpc/tls.h); without it (the local engine's loopback) it is plain.
+  CoordinatorClient(const std::string& address, std::string secret,
+                    const std::optional<JobTls>& tls = std::nullopt);
 
   Status RegisterTask(const RegisterTaskRequest& request, int timeout_ms);
   Result<GetClusterSpecResponse> GetClusterSpec(const GetClusterSpecRequest& request,

@@ -40,7 +40,8 @@ void DestroySecret(void* state) { delete static_cast<std::string*>(state); }
 
 class SecretCheckingCredentials final : public grpc::ServerCredentials {
  public:
-  explicit SecretCheckingCredentials(std::string secret) : secret_(std::move(secret)) {}
+  SecretCheckingCredentials(std::string secret, std::optional<JobTls> tls)
+      : secret_(std::move(secret)), tls_(std::move(tls)) {}
 
   // The secret is the only processor these credentials have.
   void SetAuthMetadataProcessor(
@@ -48,7 +49,16 @@ class SecretCheckingCredentials final : public grpc::ServerCredentials {
 
  private:
   int AddPortToServer(const std::string& address, grpc_server* server) override {
-    grpc_server_credentials* credentials = grpc_insecure_server_credentials_create();
+    grpc_server_credentials* credentials = nullptr;
+    if (tls_) {
+      grpc_ssl_pem_key_cert_pair pair{tls_->key_pem.c_str(), tls_->cert_pem.c_str()};
+      credentials = grpc_ssl_server_credentials_create_ex(
+          tls_->cert_pem.c_str(), &pair, 1,
+          GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY, nullptr);
+    } else {
+      credentials = grpc_insecure_server_credentials_create();
+    }
+    if (credentials == nullptr) return 0;
     grpc_server_credentials_set_auth_metadata_processor(
         credentials, {&CheckSecret, &DestroySecret, new std::string(secret_)});
     int port = grpc_server_add_http2_port(server, address.c_str(), credentials);
@@ -57,6 +67,7 @@ class SecretCheckingCredentials final : public grpc::ServerCredentials {
   }
 
   std::string secret_;
+  std::optional<JobTls> tls_;
 };
 
 }  // namespace
@@ -70,8 +81,9 @@ bool SecretInMetadata(const grpc_metadata* metadata, size_t count, std::string_v
   return false;
 }
 
-std::shared_ptr<grpc::ServerCredentials> SecretCheckingServerCredentials(std::string secret) {
-  return std::make_shared<SecretCheckingCredentials>(std::move(secret));
+std::shared_ptr<grpc::ServerCredentials> SecretCheckingServerCredentials(
+    std::string secret, std::optional<JobTls> tls) {
+  return std::make_shared<SecretCheckingCredentials>(std::move(secret), std::move(tls));
 }
 
 }  // namespace tony::rpc

@@ -10,8 +10,11 @@
 #include <grpcpp/security/server_credentials.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "rpc/tls.h"
 
 namespace tony::rpc {
 
@@ -24,7 +27,7 @@ namespace tony::rpc {
 // How much memory gRPC's buffers for the control plane may take together (its ResourceQuota),
 // and how many calls one connection may have open at once: a job has one connection per task
 // and the client, each with at most a handful of calls in flight.
-inline constexpr size_t kServerMemoryQuotaBytes = 64 * 1024 * 1024;
+inline constexpr size_t kServerMemoryQuotaBytes = size_t{64} * 1024 * 1024;
 inline constexpr int kMaxConcurrentStreams = 64;
 inline constexpr int kMaxServerThreads = 16;
 
@@ -35,10 +38,13 @@ bool SecretMatches(std::string_view given, std::string_view secret);
 // True when the call headers `metadata` carry `secret` under kSecretMetadataKey.
 bool SecretInMetadata(const grpc_metadata* metadata, size_t count, std::string_view secret);
 
-// Credentials for a plain (unencrypted) listening port whose calls are refused UNAUTHENTICATED
-// before their message is read unless their headers carry `secret`: gRPC's own
-// InsecureServerCredentials() cannot take an AuthMetadataProcessor, so these attach one to the
-// core's insecure credentials.
-std::shared_ptr<grpc::ServerCredentials> SecretCheckingServerCredentials(std::string secret);
+// Credentials for a listening port whose calls are refused UNAUTHENTICATED before their message
+// is read unless their headers carry `secret`. Without `tls` (the local engine, loopback) the port
+// is plain; with it (YARN) it is TLS with the job's certificate, and a client must present that
+// same certificate (mutual TLS pinned to it, rpc/tls.h) before a call reaches the secret check.
+// gRPC's own InsecureServerCredentials() and SslServerCredentials() take no AuthMetadataProcessor
+// that runs before the message is read, so these build the core's credentials with one attached.
+std::shared_ptr<grpc::ServerCredentials> SecretCheckingServerCredentials(
+    std::string secret, std::optional<JobTls> tls = std::nullopt);
 
 }  // namespace tony::rpc

@@ -12,6 +12,7 @@ packages=(
   python3 python3-torch python3-numpy python3-pytest
   maven openjdk-17-jdk-headless
   krb5-kdc krb5-admin-server krb5-user libkrb5-dev
+  tcpdump
 )
 
 missing=()

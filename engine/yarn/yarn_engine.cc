@@ -206,6 +206,10 @@ pb::ContainerLaunchContextProto YarnEngine::BuildLaunchContext(const LaunchSpec&
   // the NM copies into the container's log dir (README).
   hadoop::security::Credentials credentials = options_.task_tokens;
   credentials.AddSecret(rpc::kJobSecretAlias, spec.secret);
+  if (spec.tls) {
+    credentials.AddSecret(rpc::kJobTlsKeyAlias, spec.tls->key_pem);
+    credentials.AddSecret(rpc::kJobTlsCertAlias, spec.tls->cert_pem);
+  }
   hadoop::yarn::SetTokens(&ctx, credentials);
   // Paths inside the task's own container (§5: the NM expands <LOG_DIR> and {{PWD}}).
   hadoop::yarn::AddEnvironment(&ctx, "TONY_LOG_DIR", "<LOG_DIR>");

@@ -257,18 +257,22 @@ bool Credentials::RemoveSecret(std::string_view alias) {
   return false;
 }
 
-Result<std::string> TakeSecretFromTokenFile(std::string_view alias) {
+Result<std::vector<std::string>> TakeSecretsFromTokenFile(
+    const std::vector<std::string_view>& aliases) {
   const char* path = std::getenv("HADOOP_TOKEN_FILE_LOCATION");
   if (path == nullptr || *path == '\0') return NotFound("HADOOP_TOKEN_FILE_LOCATION is not set");
   TONY_ASSIGN_OR_RETURN(Credentials creds, Credentials::ReadFile(path));
-  const std::string* found = creds.FindSecret(alias);
-  if (found == nullptr) {
-    return NotFound("no secret " + std::string(alias) + " in " + std::string(path));
+  std::vector<std::string> secrets;
+  for (std::string_view alias : aliases) {
+    const std::string* found = creds.FindSecret(alias);
+    if (found == nullptr) {
+      return NotFound("no secret " + std::string(alias) + " in " + std::string(path));
+    }
+    secrets.push_back(*found);
   }
-  std::string secret = *found;
-  creds.RemoveSecret(alias);
+  for (std::string_view alias : aliases) creds.RemoveSecret(alias);
   TONY_RETURN_IF_ERROR(creds.WriteFile(path, Credentials::Format::kWritable));
-  return secret;
+  return secrets;
 }
 
 namespace {

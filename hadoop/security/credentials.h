@@ -71,11 +71,13 @@ class Credentials {
   std::vector<std::pair<std::string, std::string>> secrets_;
 };
 
-// Takes the secret `alias` out of $HADOOP_TOKEN_FILE_LOCATION: returns it and rewrites the file
-// without it (Writable format, as the NM writes it), so that processes started later with the
-// same variable (the user's code) see every other token but not this secret. kNotFound when
-// the variable is unset or the file has no such secret.
-Result<std::string> TakeSecretFromTokenFile(std::string_view alias);
+// Takes the secrets `aliases` out of $HADOOP_TOKEN_FILE_LOCATION: returns them in that order and
+// rewrites the file without them (Writable format, as the NM writes it), so that processes
+// started later with the same variable (the user's code) see every other token but not these
+// secrets. All or nothing: kNotFound, naming the first missing alias, when the variable is unset
+// or the file lacks any of them, and then the file is left as it was.
+Result<std::vector<std::string>> TakeSecretsFromTokenFile(
+    const std::vector<std::string_view>& aliases);
 
 // Token.encodeToUrlString / decodeFromUrlString: the Writable token (vint-length identifier,
 // password, kind, service) in URL-safe base64 without padding, as WebHDFS's GETDELEGATIONTOKEN

@@ -2,12 +2,24 @@
 NodeManager writes it to its private token files and nowhere else (not launch_container.sh, which
 it copies into the container's log dir, not the environment or a log), and the executor takes it
 out of the token file its user code can read. Scanned while the job runs, every file under the
-NodeManagers' local and log dirs."""
+NodeManagers' local and log dirs.
+
+And the control plane itself is TLS pinned to the job's certificate (README, "The job secret"):
+a capture of the AM's port while a job registers, gets its cluster spec and heartbeats holds TLS
+records and no secret, and a client holding the secret but not the job's certificate is refused."""
+import json
 import os
 import re
+import shutil
+import signal
 import subprocess
 
+import pytest
+
 from tonytest import SYSTEM_PYTHON, TONY_BIN, Tony, eventually, tony_xml, write
+
+PROBE = os.environ.get("TONY_RPC_PROBE",
+                       os.path.join(os.path.dirname(__file__), "../../build/tests/tony_rpc_probe"))
 
 TASK = """
 import os, sys, time
@@ -68,3 +80,80 @@ def test_the_secret_is_only_in_the_nodemanagers_token_files(minicluster, tmp_pat
     assert proc.returncode == 0, out
     logs = tony.run("logs", app, "--task", "worker:0", "--stream", "stdout")
     assert "user token file has the secret: False" in logs.stdout, logs.stdout + logs.stderr
+
+
+def test_the_control_plane_is_tls_pinned_to_the_job(minicluster, tmp_path):
+    tcpdump = shutil.which("tcpdump")
+    if tcpdump is None:
+        pytest.fail("tcpdump is needed to capture the control plane (scripts/setup.sh installs it)")
+    tony = Tony(tmp_path / "home")
+    tony.env["HADOOP_CONF_DIR"] = minicluster
+    marker = str(tmp_path / "captured")
+    src = tmp_path / "src"
+    write(str(src / "task.py"), TASK)
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "tensorflow", "tony.worker.instances": "2",
+        "tony.worker.memory": "256m", "tony.am.memory": "256m"})
+    # Every TCP packet of this host from before the submit, so that the connections' first
+    # requests (which carry the secret in full; later ones refer to it by HPACK index) are in it.
+    # -Z root: tcpdump would otherwise drop to a user that cannot write the test's temp dir.
+    capture = str(tmp_path / "all.pcap")
+    # A 256 MiB kernel buffer: staging and localizing the bundle cross loopback too, and a
+    # capture that dropped packets could miss what it looks for (the drop count is checked).
+    dump = subprocess.Popen([tcpdump, "-i", "any", "-s", "0", "-B", "262144", "-U", "-Z", "root",
+                             "-w", capture, "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    eventually(lambda: os.path.exists(capture) or dump.poll() is not None, timeout=30,
+               what="tcpdump to start")
+    assert dump.poll() is None, dump.stderr.read()
+    proc = subprocess.Popen([TONY_BIN, "submit", "--executes", "task.py", "--python_binary_path",
+                             SYSTEM_PYTHON, "--src_dir", str(src), "--conf_file", conf,
+                             "--shell_env", f"MARKER={marker}"], env=tony.env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        data = os.path.join(minicluster, "data")
+        app = eventually(lambda: tony.running_job(tasks=2), timeout=180, what="the tasks to run")
+        am_info = eventually(lambda: [p for p in files_under(data)
+                                      if app in p and p.endswith("/am.json")],
+                             timeout=30, what="the AM's am.json")
+        with open(am_info[0]) as f:
+            am = json.load(f)
+        address = f"{am['host']}:{am['port']}"
+        private = [p for p in files_under(data)
+                   if "/nmPrivate/" in p and app in p and p.endswith(".tokens")]
+        secrets = {m for p in private for m in SECRET_IN_TOKENS.findall(read(p))}
+        assert len(secrets) == 1, (private, secrets)
+        secret = secrets.pop()
+        # Every connection's first calls are in the capture by now (the tasks run: both executors
+        # registered and got the spec; the client follows the job); the probe below is a plain
+        # client that would itself put a cleartext preface on the wire, so the capture ends here.
+        dump.send_signal(signal.SIGINT)
+        _, dump_err = dump.communicate(timeout=30)
+        dropped = re.search(r"(\d+) packets? dropped by kernel", dump_err)
+        assert dropped and dropped.group(1) == "0", dump_err
+        # The secret alone is not enough: without the job's certificate no call gets through the
+        # handshake.
+        probe = subprocess.run([PROBE, address, secret.decode()], capture_output=True, text=True,
+                               timeout=60)
+        assert probe.returncode != 0, probe.stdout
+        assert probe.stdout.startswith("UNAVAILABLE"), probe.stdout + probe.stderr
+    finally:
+        open(marker, "w").close()
+        out, _ = proc.communicate(timeout=180)
+        if dump.poll() is None:
+            dump.send_signal(signal.SIGINT)
+            dump.wait(timeout=30)
+    assert proc.returncode == 0, out
+    am_port = subprocess.run([tcpdump, "-r", capture, "-w", "-", f"tcp port {am['port']}"],
+                             capture_output=True, timeout=120)
+    assert am_port.returncode == 0, am_port.stderr
+    wire = am_port.stdout
+    # The positive control: the capture holds the control plane's connections (each executor
+    # registered over one of its own before its task could run: a TLS ClientHello each), and
+    # the calls went as TLS application data records.
+    hellos = re.findall(rb"\x16\x03\x01..\x01", wire, re.S)
+    assert len(hellos) >= 2, len(hellos)
+    assert b"\x17\x03\x03" in wire
+    assert secret not in wire
+    assert b"x-tony-secret" not in wire
+    assert b"PRI * HTTP/2.0" not in wire  # no cleartext HTTP/2 connection preface
