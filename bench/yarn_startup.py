@@ -20,12 +20,12 @@ minicluster's version; checked 2026-12-02: 404, newest listed 3.4.2), so 3.4.2 i
 3.5.0 cluster, with commons-cli 1.9.0 and jersey-client/-core 1.19.4 (which its Client needs and
 the shaded hadoop-client jars do not carry) in front of the minicluster's own classpath; its
 Client puts its own classpath into the AM's when yarn.is.minicluster is set. Get them with:
-  mkdir -p /tmp/dshell && cd /tmp/dshell && for u in \\
-    org/apache/hadoop/hadoop-yarn-applications-distributedshell/3.4.2/hadoop-yarn-applications-distributedshell-3.4.2.jar \\
-    commons-cli/commons-cli/1.9.0/commons-cli-1.9.0.jar \\
-    com/sun/jersey/jersey-client/1.19.4/jersey-client-1.19.4.jar \\
-    com/sun/jersey/jersey-core/1.19.4/jersey-core-1.19.4.jar; do
-    curl -fO https://repo.maven.apache.org/maven2/$u; done
+  mkdir -p /tmp/dshell && for a in \\
+    org.apache.hadoop:hadoop-yarn-applications-distributedshell:3.4.2 \\
+    commons-cli:commons-cli:1.9.0 \\
+    com.sun.jersey:jersey-client:1.19.4 \\
+    com.sun.jersey:jersey-core:1.19.4; do
+    mvn -q dependency:copy -Dartifact=$a -DoutputDirectory=/tmp/dshell; done
 
 TonY (tonyjava): tony-core 0.4.7 (the newest on Maven Central; July 2021) and the Hadoop 2.10.0
 client jars it depends on (unshaded, protobuf-java 2.5.0), resolved by bench/tony-java/pom.xml
