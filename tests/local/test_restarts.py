@@ -171,3 +171,37 @@ def test_a_used_up_budget_fails_the_job_saying_so(tony, tmp_path):
     assert w1["attempt"] == 1 and w1["state"] == "FAILED" and w1["exit_code"] == 4
     assert w1["past_attempts"][0]["exit_code"] == 3
     assert_nothing_left(tony.home)
+
+
+def executor_of(pid):
+    """The `tony executor` process above `pid` (its user process)."""
+    while pid > 1:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+        if any(a.endswith(b"tony") for a in argv) and b"executor" in argv:
+            return pid
+        with open(f"/proc/{pid}/stat") as f:
+            pid = int(f.read().rsplit(")", 1)[1].split()[1])
+    raise AssertionError("no tony executor above the user process")
+
+
+def test_a_lost_task_restarts_under_exit_code(tony, tmp_path):
+    """README "Restarts": a LOST task (its executor killed, so its container ends without a
+    report) is a retryable end under `exit-code` even with no exit code listed: it restarts, and
+    the job succeeds."""
+    proc = submit(tony, tmp_path, {"tony.worker.restart-policy": "exit-code",
+                                   "tony.worker.restart-scope": "task",
+                                   "tony.worker.max-restarts": "1"}, env=["HOLD=1"])
+    victim = wait_for_user_process(tony, "worker", 1)
+    executor = executor_of(victim)
+    os.kill(executor, signal.SIGKILL)
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == 0, out + err
+    w1 = tony.task("worker", 1)
+    assert w1["attempt"] == 1 and w1["state"] == "SUCCEEDED", w1
+    lost = w1["past_attempts"][0]
+    assert lost["state"] == "LOST", lost
+    assert "without a report" in lost["end_reason"], lost
+    assert lost["restart"].startswith("restart 1 of 1 (tony.worker.max-restarts)"), lost
+    assert gone(victim) and gone(executor)
+    assert_nothing_left(tony.home)
