@@ -138,7 +138,7 @@ int Coordinator::Run() {
     status.set_phase(rpc::FINISHED);
     status.set_final_status(rpc::FAILED);
     status.set_message("coordinator could not start: " + s.message());
-    (void)history::WriteJobStatus(paths_, status);
+    NoteRecordError(history::WriteJobStatus(paths_, status));
     engine_->Shutdown(rpc::FAILED, status.message());
     return 1;
   }
@@ -499,7 +499,7 @@ rpc::JobStatus Coordinator::Snapshot() const {
   s.set_version(machine_.version());
   s.set_phase(ToRpc(machine_.phase()));
   s.set_final_status(ToRpc(machine_.final_status()));
-  s.set_message(machine_.final_message());
+  s.set_message(finished_ ? WithRecordError(machine_.final_message()) : machine_.final_message());
   s.set_framework(machine_.spec().framework);
   s.set_start_wall_ms(start_wall_ms_);
   s.set_end_wall_ms(end_wall_ms_);
@@ -568,12 +568,12 @@ void Coordinator::Finish(const core::FinishJob& finish) {
   nlohmann::json e = {{"time_ms", end_wall_ms_},
                       {"job", core::FinalStatusName(finish.status)},
                       {"message", finish.message}};
-  (void)history::AppendEvent(paths_, e.dump());
+  NoteRecordError(history::AppendEvent(paths_, e.dump()));
   AnswerSpecWaiters(/*expire_only=*/true);
   // Every task has ended or outlived its stop grace; make sure no process of the job is left.
   // Posted so that the call being answered now (often the last ReportResult) goes out first.
   asio::post(io_, [this, status = ToRpc(finish.status),
-                   message = finish.message + "\n" + TaskSummaryLine(Snapshot())] {
+                   message = WithRecordError(finish.message) + "\n" + TaskSummaryLine(Snapshot())] {
     engine_->Shutdown(status, message);
   });
 }

@@ -129,6 +129,11 @@ class Coordinator final : public engine::EngineListener {
   void AnswerSpecWaiters(bool expire_only);
   void AnswerStatusWaiters(bool expire_only);
   rpc::JobStatus Snapshot() const;
+  // A write of the job's record (status.json, events.jsonl) failed: logged, and the first such
+  // error is kept for the job's final message, so that a full disk is never silent.
+  void NoteRecordError(const Status& s);
+  // The job's final message, with the record's first error when there was one.
+  std::string WithRecordError(const std::string& message) const;
   void PersistChanges();
   // Appends a task's state change to events.jsonl (with how it ended, for a terminal state) and
   // remembers it; states only move forward (common/task_state.h).
@@ -158,6 +163,7 @@ class Coordinator final : public engine::EngineListener {
   int64_t end_wall_ms_ = 0;
   int64_t persisted_version_ = -1;
   std::map<std::string, core::TaskState> last_states_;  // StateKey -> last state in events.jsonl
+  std::string record_error_;  // the first failed write of the job's record (NoteRecordError)
   std::map<std::string, ContainerTask> container_tasks_;
   std::map<std::string, std::string> log_urls_;  // container -> engine's log URL, if any
   std::map<std::string, std::string> nodes_;     // container -> engine's node name, if any

@@ -43,14 +43,14 @@ void Coordinator::RecordTaskState(const core::TaskRecord& t, core::TaskState sta
   } else if (core::IsTerminal(state)) {
     AddEnd(e, state, t.exit_code, t.signal, t.end_reason);
   }
-  (void)history::AppendEvent(paths_, e.dump());
+  NoteRecordError(history::AppendEvent(paths_, e.dump()));
   last_states_[StateKey(t.id, t.attempt)] = state;
 }
 
 void Coordinator::RecordPastAttempt(const core::TaskId& id, const core::PastAttempt& past) {
   nlohmann::json e = StateEvent(WallMs(), id, past.attempt, past.state);
   AddEnd(e, past.state, past.exit_code, past.signal, past.end_reason);
-  (void)history::AppendEvent(paths_, e.dump());
+  NoteRecordError(history::AppendEvent(paths_, e.dump()));
   last_states_[StateKey(id, past.attempt)] = past.state;
 }
 
@@ -77,8 +77,24 @@ void Coordinator::PersistChanges() {
     }
     RecordTaskState(t, t.state);
   }
-  Status s = history::WriteJobStatus(paths_, Snapshot());
-  if (!s.ok()) TONY_LOG(kWarning) << "writing status: " << s.ToString();
+  NoteRecordError(history::WriteJobStatus(paths_, Snapshot()));
+}
+
+void Coordinator::NoteRecordError(const Status& s) {
+  if (s.ok()) return;
+  if (record_error_.empty()) {
+    record_error_ = s.message();
+    TONY_LOG(kError) << "the job's record in " << paths_.root
+                     << " is incomplete (the job goes on): " << s.message();
+  } else {
+    TONY_LOG(kWarning) << "writing the job's record: " << s.message();
+  }
+}
+
+std::string Coordinator::WithRecordError(const std::string& message) const {
+  if (record_error_.empty()) return message;
+  return message + " (the job's record in " + paths_.root + " is incomplete: " + record_error_ +
+         ")";
 }
 
 }  // namespace tony
