@@ -38,7 +38,12 @@ if [[ "$1" == "--fetch-tokens" ]]; then
   main=tony.minicluster.FetchTokens
   shift
 else
-  mkdir -p "$1"
+  mkdir -p "$1/jvm-classpath"
+fi
+# Main.java's class-path site file (writeClassPathSite), ahead of everything else.
+cp_first=""
+if [[ "$main" == tony.minicluster.Main ]]; then
+  cp_first="$(cd "$1" && pwd)/jvm-classpath:"
 fi
 
 # Hadoop's own scripts open these packages on JDK 17 (docs/hadoop-ipc.md §7.2).
@@ -53,4 +58,4 @@ krb5=()
 exec nice -n 5 java "${krb5[@]}" -Xmx1g -XX:+UseSerialGC -XX:+IgnoreUnrecognizedVMOptions "${opens[@]}" \
   --add-exports=java.base/sun.net.dns=ALL-UNNAMED --add-exports=java.base/sun.net.util=ALL-UNNAMED \
   -Djava.net.preferIPv4Stack=true -Dminicluster.log.level="${MINICLUSTER_LOG_LEVEL:-WARN}" \
-  -cp "target/classes:$(cat target/classpath.txt)" "$main" "$@"
+  -cp "${cp_first}target/classes:$(cat target/classpath.txt)" "$main" "$@"

@@ -86,6 +86,7 @@ public final class Main {
     System.setProperty("test.build.data", dataDir.getPath());
     System.setProperty("hdfs.minidfs.basedir", new File(dataDir, "dfs").getPath());
 
+    writeClassPathSite(confDir, overrides);
     long startMs = System.currentTimeMillis();
     Configuration conf = new YarnConfiguration(new HdfsConfiguration());
     configure(conf);
@@ -245,6 +246,28 @@ public final class Main {
         throw new IOException("fewer than " + expected + " active NodeManagers after 30 s");
       }
       Thread.sleep(100);
+    }
+  }
+
+  // Code that makes a fresh Configuration in this JVM (the NodeManager's in-process
+  // ContainerLocalizer) reads core-site.xml from the class path, not the clusters' settings: the
+  // RPC protection goes there too (start.sh puts <confdir>/jvm-classpath first on the class
+  // path), or at integrity/privacy the localizer offers only authentication to its NodeManager
+  // and every container fails to localize ("No common protection layer").
+  private static void writeClassPathSite(File confDir, Map<String, String> overrides)
+      throws IOException {
+    String protection = overrides.get("hadoop.rpc.protection");
+    if (protection == null || protection.isEmpty()) {
+      return;
+    }
+    Configuration site = new Configuration(false);
+    site.set("hadoop.rpc.protection", protection);
+    File dir = new File(confDir, "jvm-classpath");
+    if (!dir.isDirectory() && !dir.mkdirs()) {
+      throw new IOException("cannot create " + dir);
+    }
+    try (OutputStream out = new FileOutputStream(new File(dir, "core-site.xml"))) {
+      site.writeXml(out);
     }
   }
 
