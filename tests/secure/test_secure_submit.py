@@ -145,6 +145,7 @@ def test_a_keytab_login_needs_no_ticket_cache(tmp_path, cluster):
                                            "tony.kerberos.keytab": cluster.user_keytab})
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
+    assert not os.path.exists(tmp_path / "no-such-cache")  # no ticket written to the user's cache
 
 
 def assert_nothing_staged(tony):
@@ -169,6 +170,8 @@ def test_principal_and_keytab_flags_log_in_with_no_ticket_cache(tmp_path, cluste
     assert r.returncode == 0, out
     assert re.search(r"application application_\d+_\d+ FINISHED", out), out
     assert "tony.kerberos" not in r.stderr, r.stderr  # the keys are known: no warning
+    # The keytab's tickets stayed in tony's memory: the user's cache (KRB5CCNAME) was not made.
+    assert not os.path.exists(tmp_path / "no-such-cache")
 
 
 def test_a_wrong_keytab_is_refused_naming_it_and_the_principal(tmp_path, cluster):
@@ -230,14 +233,31 @@ def rm_app_user(cluster, out):
         return json.load(r)["app"]["user"]
 
 
+def staging_owner(cluster, user, app_id):
+    """The owner of `user`'s staging dir of `app_id` on HDFS, asked over SPNEGO as alice acting
+    for `user` (the dir is private to its owner)."""
+    import json
+    nn = site(cluster.conf_dir, "hdfs-site.xml", "dfs.namenode.http-address")
+    r = subprocess.run(["curl", "-sf", "--negotiate", "-u", ":",
+                        f"http://{nn}/webhdfs/v1/user/{user}/.tony/{app_id}"
+                        f"?op=GETFILESTATUS&doas={user}"],
+                       env=cluster.env(), capture_output=True, text=True)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    return json.loads(r.stdout)["FileStatus"]["owner"]
+
+
 def test_a_proxy_user_job_runs_as_that_user(tmp_path, cluster):
     put_input(cluster, tmp_path)
     tony = secure_tony(tmp_path, cluster)
-    r = submit(tony, tmp_path, cluster, flags=("--proxy_user", PROXY_USER))
+    # --debug keeps the staging dir, so that whose it is can be read after the job.
+    r = submit(tony, tmp_path, cluster, flags=("--proxy_user", PROXY_USER, "--debug"))
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     # The RM's own record: the application is bob's, submitted by alice's Kerberos login.
     assert rm_app_user(cluster, out) == PROXY_USER
+    # The staged job is bob's, under bob's home: every WebHDFS call acted for him (doas).
+    app_id = re.search(r"application (application_\d+_\d+) submitted", out).group(1)
+    assert staging_owner(cluster, PROXY_USER, app_id) == PROXY_USER
 
 
 def test_a_proxy_user_the_cluster_does_not_allow_is_refused(tmp_path, cluster):
