@@ -207,6 +207,9 @@ void AddClusterRows(std::vector<JobRow>& rows) {
 
 int ListJobs() {
   std::vector<JobRow> rows;
+  if (Status readable = history::CheckJobRecordsReadable(); !readable.ok()) {
+    std::cerr << "tony: warning: not listing local jobs: " << readable.message() << "\n";
+  }
   for (const auto& id : history::ListJobIds()) rows.push_back(ReadJobRow(id));
   AddClusterRows(rows);
   if (rows.empty()) {

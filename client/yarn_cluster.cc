@@ -100,6 +100,7 @@ Result<std::unique_ptr<yarn::ApplicationClient>> ConnectRm(const Cluster& cluste
 std::string HadoopConfDirOf(const std::string& application_id) {
   std::string dir = hadoop::HadoopConfDir();
   if (!dir.empty()) return dir;
+  if (!history::CheckJobRecordsReadable().ok()) return "";  // never a planted record's cluster
   history::JobPaths paths(history::JobsRoot() + "/" + application_id);
   auto recorded = ReadFile(paths.root + "/" + kConfDirRecord);
   return recorded.ok() ? std::string(Trim(*recorded)) : "";
@@ -120,6 +121,7 @@ void RecordClusterConf(const Cluster& cluster, const std::string& job_dir) {
 Configuration ClusterKeysOf(const std::string& application_id) {
   Configuration keys;
   if (!hadoop::HadoopConfDir().empty()) return keys;  // the environment names the cluster
+  if (!history::CheckJobRecordsReadable().ok()) return keys;
   history::JobPaths paths(history::JobsRoot() + "/" + application_id);
   const std::string record = JoinPath(paths.root, kSiteFilesRecord);
   auto text = ReadFile(record);

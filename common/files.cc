@@ -89,8 +89,6 @@ Status MakeDirs(const std::string& path, int mode) {
   return Status::Ok();
 }
 
-namespace {
-
 Status CheckPrivateDir(const std::string& path, bool follow_link) {
   struct stat st {};
   if ((follow_link ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) {
@@ -114,8 +112,6 @@ Status CheckPrivateDir(const std::string& path, bool follow_link) {
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 Status MakePrivateDir(const std::string& path, bool follow_link) {
   if (::mkdir(path.c_str(), 0700) == 0) return Status::Ok();

@@ -24,6 +24,9 @@ Status RemoveAll(const std::string& path);
 // writable by group or others. Otherwise an error naming the path, its owner or mode and why:
 // another user could have planted it, or what is in it.
 Status MakePrivateDir(const std::string& path, bool follow_link = false);
+// The check MakePrivateDir makes of a directory that is already there, alone: for readers of what
+// tony keeps, which must not trust a directory another user could have planted either.
+Status CheckPrivateDir(const std::string& path, bool follow_link = false);
 // A new directory, 0700; an error when anything is already there (EEXIST included).
 Status MakeNewPrivateDir(const std::string& path);
 bool PathExists(const std::string& path);

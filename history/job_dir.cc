@@ -29,7 +29,9 @@ std::string TonyHome() {
          "/.tony";
 }
 
-Status PrepareTonyHome() {
+namespace {
+
+Status RequireHome() {
   const char* home = std::getenv("TONY_HOME");
   const char* user_home = std::getenv("HOME");
   if ((home == nullptr || *home == '\0') && (user_home == nullptr || *user_home == '\0')) {
@@ -38,6 +40,21 @@ Status PrepareTonyHome() {
         "job records (tony does not fall back to /tmp, where another user could create it "
         "first)");
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckJobRecordsReadable() {
+  TONY_RETURN_IF_ERROR(RequireHome());
+  if (!PathExists(TonyHome())) return Status::Ok();
+  TONY_RETURN_IF_ERROR(CheckPrivateDir(TonyHome(), /*follow_link=*/true).WithContext("TONY_HOME"));
+  if (!PathExists(JobsRoot())) return Status::Ok();
+  return CheckPrivateDir(JobsRoot());
+}
+
+Status PrepareTonyHome() {
+  TONY_RETURN_IF_ERROR(RequireHome());
   // TONY_HOME itself may be a symlink to a directory of the user's; what tony makes in it not.
   TONY_RETURN_IF_ERROR(MakePrivateDir(TonyHome(), /*follow_link=*/true).WithContext("TONY_HOME"));
   TONY_RETURN_IF_ERROR(MakePrivateDir(JobsRoot()));
@@ -171,6 +188,7 @@ Result<std::string> ResolveJobDir(const std::string& id_or_path) {
     }
     return NotFound("no job directory " + id_or_path);
   }
+  TONY_RETURN_IF_ERROR(CheckJobRecordsReadable());
   std::string exact = JobsRoot() + "/" + id_or_path;
   if (IsDirectory(exact)) return exact;
   std::vector<std::string> matches;
@@ -184,6 +202,7 @@ Result<std::string> ResolveJobDir(const std::string& id_or_path) {
 
 std::vector<std::string> ListJobIds() {
   std::vector<std::string> ids;
+  if (!CheckJobRecordsReadable().ok()) return ids;  // callers that list say why (job_control.cc)
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(JobsRoot(), ec)) {
     if (entry.is_directory()) ids.push_back(entry.path().filename().string());

@@ -27,6 +27,11 @@ inline constexpr char kNoHomeDir[] = "/tmp";
 // TONY_HOME nor HOME set it is an error: tony does not fall back to a directory under /tmp,
 // where another user could create it first.
 Status PrepareTonyHome();
+// Before a client reads a job's record by its id (status, logs, kill, the job list, a YARN
+// application's recorded cluster): the same conditions, checked without creating anything, so
+// that a record planted by another user (a forged am.json or cluster conf dir) is never used.
+// OK when TONY_HOME or its jobs/ does not exist yet (there is nothing to read).
+Status CheckJobRecordsReadable();
 std::string JobsRoot();
 std::string NewJobId();
 

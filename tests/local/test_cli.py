@@ -277,3 +277,44 @@ def test_a_file_uri_job_file_is_a_local_path_and_hdfs_needs_a_cluster(tony, tmp_
     assert ("--conf_file hdfs:///jobs/tony.xml: reading a job file from HDFS needs the cluster's "
             "Hadoop config: set HADOOP_CONF_DIR") in r.stderr, r.stderr
     assert len(tony.jobs()) == 1
+
+
+def test_readers_refuse_a_record_another_user_could_have_planted(tony, tmp_path):
+    """README "Directories tony trusts", the readers' side: `tony status` and `tony kill` of a job
+    id read its record only where `tony submit` would write one. Without HOME and TONY_HOME they
+    refuse (before, they read /tmp/.tony, which anyone can create); under a jobs dir every user
+    can write, a forged job whose am.json names a live process of ours is refused, naming the dir,
+    and that process is not signalled."""
+    env = {k: v for k, v in tony.env.items() if k not in ("HOME", "TONY_HOME")}
+    r = subprocess.run([TONY_BIN, "status", "tony-20260101-000000-abcdef"], env=env,
+                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0, r.stdout + r.stderr
+    assert "neither TONY_HOME nor HOME is set" in r.stderr, r.stderr
+
+    victim = subprocess.Popen(["sleep", "60"])
+    try:
+        with open(f"/proc/{victim.pid}/stat") as f:
+            start_id = f.read().rsplit(")", 1)[1].split()[19]
+        home = tmp_path / "planted"
+        job = home / "jobs" / "tony-20260101-000000-abcdef"
+        job.mkdir(parents=True)
+        os.chmod(home, 0o700)
+        os.chmod(home / "jobs", 0o777)
+        write(str(job / "am.json"), json.dumps({"host": "127.0.0.1", "port": 1,
+                                                "pid": victim.pid, "start_id": start_id}))
+        write(str(job / "tony-final.xml"), "<configuration/>\n")
+        planted = dict(tony.env, TONY_HOME=str(home))
+        for command in ("status", "kill"):
+            r = subprocess.run([TONY_BIN, command, "tony-20260101-000000-abcdef"], env=planted,
+                               capture_output=True, text=True, timeout=60)
+            assert r.returncode != 0, (command, r.stdout + r.stderr)
+            assert f"{home}/jobs is writable by every user" in r.stderr, (command, r.stderr)
+        assert victim.poll() is None  # never signalled
+        r = subprocess.run([TONY_BIN, "status"], env=planted, capture_output=True, text=True,
+                           timeout=60)
+        assert "not listing local jobs" in r.stderr and "writable by every user" in r.stderr, \
+            r.stdout + r.stderr
+        assert "tony-20260101-000000-abcdef" not in r.stdout, r.stdout
+    finally:
+        victim.kill()
+        victim.wait()
