@@ -86,7 +86,10 @@ void AddTokens(EnvMap& env) {
   int hdfs_tokens = 0;
   for (const auto& [alias, t] : creds->tokens()) {
     bool hdfs = t.kind == security::kHdfsDelegationTokenKind;
-    if (!hdfs && t.kind != security::kWebHdfsDelegationTokenKind) continue;
+    if (!hdfs && t.kind != security::kWebHdfsDelegationTokenKind &&
+        t.kind != security::kSWebHdfsDelegationTokenKind) {
+      continue;
+    }
     pairs.push_back(t.service + "=" + security::EncodeTokenUrlString(t));
     if (!hdfs) continue;
     ++hdfs_tokens;
