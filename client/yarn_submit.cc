@@ -526,7 +526,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   sub.cancel_tokens_when_complete = cluster->security.file_tokens.tokens().empty();
   am_credentials.AddSecret(rpc::kJobSecretAlias, secret);
   if (!cluster->webhdfs.trust.ca_pem.empty()) {
-    am_credentials.AddSecret(engine::kWebHdfsCaAlias, cluster->webhdfs.trust.ca_pem);
+    am_credentials.AddSecret(hadoop::hdfs::kTrustAlias, cluster->webhdfs.trust.ca_pem);
   }
   yarn::SetTokens(&sub.am_container, am_credentials);
   if (spec.docker_enabled) {

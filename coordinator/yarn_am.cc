@@ -77,9 +77,11 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
   hadoop::hdfs::WebHdfsOptions web;
   web.https = Env(engine::kStagingWebHdfsHttpsEnv) == "true";
   web.datanode_hosts = SplitTrimmed(Env(engine::kStagingDataNodeHostsEnv), ',');
-  if (const std::string* ca = credentials.FindSecret(engine::kWebHdfsCaAlias); ca != nullptr) {
-    web.trust = {
-        *ca, "the CA certificates the client sent (" + std::string(engine::kWebHdfsCaAlias) + ")"};
+  if (const std::string* ca = credentials.FindSecret(hadoop::hdfs::kTrustAlias); ca != nullptr) {
+    web.trust = {*ca, "the CA certificates the client sent (" +
+                          std::string(hadoop::hdfs::kTrustAlias) + ")"};
+    // The tasks' own WebHDFS clients trust the same CAs (executor/hadoop_env.h).
+    yarn.task_tokens.AddSecret(hadoop::hdfs::kTrustAlias, *ca);
   }
   yarn.node_web_scheme = Env(engine::kNodeWebSchemeEnv, "http");
   TONY_ASSIGN_OR_RETURN(std::string listing, ReadFile(JoinPath(job_dir, engine::kResourcesFile)));

@@ -19,6 +19,13 @@
 
 namespace tony::hadoop::hdfs {
 
+// The secret key under which tony carries the CAs' PEM in a container's credentials (the AM's,
+// then every task's): a file's worth of certificates does not fit the environment, and it is no
+// secret. The executor writes it to kTrustFile in the container and names it in
+// TONY_WEBHDFS_CA_FILE (executor/hadoop_env.h).
+inline constexpr char kTrustAlias[] = "tony.webhdfs.ca-pem";
+inline constexpr char kTrustFile[] = "tony-webhdfs-ca.pem";
+
 struct TlsTrust {
   std::string ca_pem;  // PEM certificates; empty: the system's CAs
   std::string source;  // where ca_pem came from, for errors ("tony.application.ssl.ca-file x")

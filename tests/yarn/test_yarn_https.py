@@ -19,8 +19,13 @@ from minicluster import MiniclusterError, running_minicluster, site_property
 from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, tony_xml, write
 
 SCRIPT = """
-import os
+import os, ssl, urllib.request
 print(f"hello over tls from {os.environ['JOB_NAME']}:{os.environ['TASK_INDEX']}", flush=True)
+# The task's own WebHDFS read: the https base URL and the cluster's CAs from tony.
+ctx = ssl.create_default_context(cafile=os.environ["TONY_WEBHDFS_CA_FILE"])
+url = os.environ["TONY_WEBHDFS_URL"] + "/data/tls.txt?op=OPEN"
+print("task read over tls:", urllib.request.urlopen(url, context=ctx, timeout=30).read().decode(),
+      flush=True)
 """
 
 
@@ -43,6 +48,24 @@ def webhdfs_https(conf_dir, path, op):
     user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
     url = f"https://{https}/webhdfs/v1{path}?op={op}&user.name={user}"
     return urllib.request.urlopen(url, timeout=10, context=tls_context(conf_dir))
+
+
+def hdfs_put_https(conf_dir, path, data):
+    """WebHDFS CREATE over https: the NameNode redirects the PUT to the DataNode's https port."""
+    https = site_property(conf_dir, "hdfs-site.xml", "dfs.namenode.https-address")
+    user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
+    url = f"https://{https}/webhdfs/v1{path}?op=CREATE&overwrite=true&user.name={user}"
+    ctx = tls_context(conf_dir)
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, method="PUT"), timeout=30, context=ctx)
+        raise AssertionError("WebHDFS CREATE did not redirect")
+    except urllib.error.HTTPError as e:
+        assert e.code == 307, e
+        location = e.headers["Location"]
+    assert location.startswith("https://"), location
+    with urllib.request.urlopen(urllib.request.Request(location, data=data, method="PUT"),
+                                timeout=30, context=ctx) as r:
+        assert r.status == 201, r.status
 
 
 def staging_exists(conf_dir, app_id):
@@ -116,7 +139,9 @@ def test_plain_http_to_the_namenode_gets_no_webhdfs(cluster):
 
 
 def test_a_job_stages_and_runs_over_tls_and_logs_come_over_https(cluster, tmp_path):
-    """Trust from the cluster's ssl-client.xml: its PKCS12 trust store, converted by tony."""
+    """Trust from the cluster's ssl-client.xml: its PKCS12 trust store, converted by tony. The
+    task reads HDFS over TLS too, with the CAs tony hands it."""
+    hdfs_put_https(cluster, "/data/tls.txt", b"cluster data over tls")
     tony = yarn_tony(tmp_path, cluster)
     r = submit(tony, tmp_path)
     out = r.stdout + r.stderr
@@ -131,6 +156,7 @@ def test_a_job_stages_and_runs_over_tls_and_logs_come_over_https(cluster, tmp_pa
     logs = tony.run("logs", app_id, "--task", "worker:0")
     assert logs.returncode == 0, logs.stdout + logs.stderr
     assert "hello over tls from worker:0" in logs.stdout, logs.stdout + logs.stderr
+    assert "task read over tls: cluster data over tls" in logs.stdout, logs.stdout + logs.stderr
     am = tony.run("logs", app_id)
     assert am.returncode == 0, am.stdout + am.stderr
     assert "removed the staging dir" in am.stdout, am.stdout + am.stderr
