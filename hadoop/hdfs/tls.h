@@ -1,5 +1,6 @@
 // The certificate authorities tony's https requests trust (WebHDFS over TLS, "swebhdfs", and a
-// NodeManager's web service on a yarn.http.policy=HTTPS_ONLY cluster), as PEM in memory.
+// NodeManager's web service on a yarn.http.policy=HTTPS_ONLY cluster), as PEM in memory
+// (docs/hadoop-ipc.md §6.3).
 //
 // Where they come from, first match wins (docs/keys.md, tony.application.ssl.ca-file):
 //  1. tony.application.ssl.ca-file: a PEM bundle.

@@ -109,9 +109,10 @@ void ApplyTrust(CURL* c, const TlsTrust& trust) {
   curl_easy_setopt(c, CURLOPT_CAPATH, nullptr);
 }
 
-bool IsTlsTrustError(CURLcode rc) {
+// The server's certificate was checked and refused (not a handshake that failed otherwise).
+bool IsCertificateRefused(CURLcode rc) {
   return rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
-         rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SSL_ISSUER_ERROR;
+         rc == CURLE_SSL_ISSUER_ERROR;
 }
 
 // One HTTP exchange; redirects are returned, not followed (CREATE must send its bytes only to
@@ -172,7 +173,7 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
                              " bytes");
   }
   std::string detail = error[0] != '\0' ? std::string(error) : curl_easy_strerror(rc);
-  if (rc != CURLE_OK && IsHttpsUrl(url) && IsTlsTrustError(rc)) {
+  if (rc != CURLE_OK && IsHttpsUrl(url) && IsCertificateRefused(rc)) {
     return Unauthenticated(
         "WebHDFS " + method + " " + RedactUrl(url) +
         ": the server's TLS certificate was not accepted (" + detail +

@@ -17,7 +17,7 @@
 //    addresses; HTTP_ONLY and HTTP_AND_HTTPS keep http, as Hadoop's DFSUtil.getHttpClientScheme
 //    does. yarn.http.policy=HTTPS_ONLY: the NodeManagers' web addresses are https. The trust store
 //    of a Hadoop client is ssl-client.xml's (core-site's hadoop.ssl.client.conf, a file beside
-//    the site files), read when present (hadoop/hdfs/tls.h).
+//    the site files), read when present (hadoop/hdfs/tls.h; §6.3).
 //  - _HOST: Hadoop replaces it only in Kerberos principals (SecurityUtil.getServerPrincipal), with
 //    the host of the server; ServerPrincipal() does that. An address that still says _HOST is an
 //    error that names the key.
