@@ -198,3 +198,19 @@ def test_a_jks_trust_store_is_refused_naming_it_and_the_way_out(cluster, tmp_pat
     assert r.returncode != 0, r.stdout + r.stderr
     for part in (str(jks), "JKS", "tony.application.ssl.ca-file", "pkcs12"):
         assert part in r.stderr, (part, r.stderr)
+
+
+def test_a_redirect_to_a_datanode_not_listed_stops_the_upload(cluster, tmp_path):
+    """tony.application.webhdfs.datanode-hosts: the NameNode's 307 names this cluster's DataNode,
+    which is not listed, so no byte of the job is sent and what was staged goes."""
+    apps_before = set(rm_apps(cluster))
+    staged_before = staged_apps(cluster)
+    tony = yarn_tony(tmp_path, cluster)
+    r = submit(tony, tmp_path, **{"tony.application.webhdfs.datanode-hosts": "datanode.invalid"})
+    assert r.returncode != 0, r.stdout + r.stderr
+    https = site_property(cluster, "hdfs-site.xml", "dfs.namenode.https-address")
+    assert f"the NameNode {https} redirected to https://" in r.stderr, r.stderr
+    assert "is not in tony.application.webhdfs.datanode-hosts (datanode.invalid)" in r.stderr, \
+        r.stderr
+    assert set(rm_apps(cluster)) == apps_before
+    assert staged_apps(cluster) == staged_before
