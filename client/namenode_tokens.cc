@@ -52,11 +52,21 @@ Result<security::Token> NameserviceToken(const hadoop::ClusterConf& cluster,
   return last.ok() ? NotFound("dfs.ha.namenodes." + ns + " lists no NameNode") : last;
 }
 
+// The default port of a WebHDFS URI: dfs.namenode.http-address's or https-address's.
+int WebPort(const NameNodeUri& uri) {
+  if (uri.port > 0) return uri.port;
+  return uri.scheme == "swebhdfs" ? 9871 : 9870;
+}
+
 Result<security::Token> TokenFor(const hadoop::ClusterConf& cluster, const ClientSecurity& login,
-                                 const NameNodeUri& uri, const std::string& renewer) {
-  if (uri.scheme == "webhdfs") {
-    int port = uri.port > 0 ? uri.port : 9870;
-    hadoop::hdfs::WebHdfs fs(uri.host + ":" + std::to_string(port), login.user);
+                                 const NameNodeUri& uri, const std::string& renewer,
+                                 const hadoop::hdfs::TlsTrust& trust) {
+  if (uri.scheme == "webhdfs" || uri.scheme == "swebhdfs") {
+    int port = WebPort(uri);
+    hadoop::hdfs::WebHdfsOptions web;
+    web.https = uri.scheme == "swebhdfs";
+    web.trust = trust;
+    hadoop::hdfs::WebHdfs fs(uri.host + ":" + std::to_string(port), login.user, web);
     fs.UseSpnego();
     TONY_ASSIGN_OR_RETURN(std::string url, fs.GetDelegationToken(renewer));
     TONY_ASSIGN_OR_RETURN(security::Token t, security::DecodeTokenUrlString(url));
@@ -72,7 +82,8 @@ Result<security::Token> TokenFor(const hadoop::ClusterConf& cluster, const Clien
 
 // The service Hadoop names `uri`'s token with (as TokenFor sets it).
 std::string ServiceOf(const hadoop::ClusterConf& cluster, const NameNodeUri& uri) {
-  if (uri.scheme == "webhdfs") return TokenService(uri.host, uri.port > 0 ? uri.port : 9870);
+  if (uri.scheme == "webhdfs" || uri.scheme == "swebhdfs")
+    return TokenService(uri.host, WebPort(uri));
   if (uri.port < 0 && !cluster.raw.GetOr("dfs.ha.namenodes." + uri.host, "").empty()) {
     return "ha-hdfs:" + uri.host;
   }
@@ -126,9 +137,10 @@ Result<NameNodeUri> ParseNameNodeUri(const std::string& text, const std::string&
   u.text = text;
   size_t sep = text.find("://");
   if (sep != std::string::npos) u.scheme = text.substr(0, sep);
-  if (u.scheme != "hdfs" && u.scheme != "webhdfs") {
+  if (u.scheme != "hdfs" && u.scheme != "webhdfs" && u.scheme != "swebhdfs") {
     return InvalidArgument(key + ": \"" + text +
-                           "\" is not an hdfs://host[:port] or webhdfs://host[:port] URI");
+                           "\" is not an hdfs://host[:port], webhdfs://host[:port] or "
+                           "swebhdfs://host[:port] URI");
   }
   std::string authority = text.substr(sep + 3);
   authority = authority.substr(0, authority.find('/'));
@@ -148,6 +160,7 @@ Result<NameNodeUri> ParseNameNodeUri(const std::string& text, const std::string&
 std::vector<std::string> AddOtherNameNodeTokens(const hadoop::ClusterConf& cluster,
                                                 const ClientSecurity& login,
                                                 const Configuration& job_conf,
+                                                const hadoop::hdfs::TlsTrust& trust,
                                                 security::Credentials* creds) {
   std::vector<std::string> warnings;
   if (login.tokens) return MissingFromTokenFile(cluster, login, job_conf, *creds);
@@ -155,8 +168,8 @@ std::vector<std::string> AddOtherNameNodeTokens(const hadoop::ClusterConf& clust
   const std::string renewer = RmPrincipal(cluster);
   for (const auto& [key, text] : Requested(job_conf)) {
     auto uri = ParseNameNodeUri(text, key);
-    Result<security::Token> token =
-        uri.ok() ? TokenFor(cluster, login, *uri, renewer) : Result<security::Token>(uri.status());
+    Result<security::Token> token = uri.ok() ? TokenFor(cluster, login, *uri, renewer, trust)
+                                             : Result<security::Token>(uri.status());
     if (!token.ok()) {
       warnings.push_back("no delegation token for " + text + " (" + key +
                          "); tasks cannot reach it: " + token.status().message());

@@ -11,6 +11,8 @@
 //                          answers; service "ha-hdfs:<ns>"
 //  webhdfs://host[:port]   WebHDFS GETDELEGATIONTOKEN with SPNEGO; kind "WEBHDFS delegation",
 //                          service "ip:port", port 9870 when none is given
+//  swebhdfs://host[:port]  the same over https (the trust of tony.application.ssl.ca-file,
+//                          hadoop/hdfs/tls.h); kind "SWEBHDFS delegation", port 9871 by default
 // A NameNode that cannot be asked is a warning that names it, not an error (TonY #510): the job may
 // never touch it. On an open cluster nothing is fetched.
 // Thread-safety: call from the submitting thread.
@@ -22,6 +24,7 @@
 #include "client/yarn_security.h"
 #include "common/status.h"
 #include "config/configuration.h"
+#include "hadoop/hdfs/tls.h"
 #include "hadoop/security/credentials.h"
 #include "hadoop/yarn/cluster_conf.h"
 
@@ -30,7 +33,7 @@ namespace tony::client {
 // One entry of tony.other.namenodes (or tony.history.location, named by `key` in errors).
 struct NameNodeUri {
   std::string text;    // as the user wrote it, for warnings
-  std::string scheme;  // hdfs or webhdfs
+  std::string scheme;  // hdfs, webhdfs or swebhdfs
   std::string host;    // a host, or an HA nameservice of hdfs-site.xml
   int port = -1;       // -1: none given
 };
@@ -40,9 +43,11 @@ Result<NameNodeUri> ParseNameNodeUri(const std::string& text, const std::string&
 
 // Adds the tokens to `creds` (a NameNode whose service already has one is skipped); returns one
 // warning per NameNode that failed.
+// `trust`: the CAs for swebhdfs:// URIs.
 std::vector<std::string> AddOtherNameNodeTokens(const hadoop::ClusterConf& cluster,
                                                 const ClientSecurity& security,
                                                 const Configuration& job_conf,
+                                                const hadoop::hdfs::TlsTrust& trust,
                                                 hadoop::security::Credentials* creds);
 
 }  // namespace tony::client

@@ -51,6 +51,28 @@ Result<hadoop::SiteFiles> NamedSiteFiles(const Configuration& job_conf) {
   return files;
 }
 
+namespace {
+
+Status LoadWebHdfsOptions(const Configuration& job_conf, Cluster& c) {
+  c.webhdfs.https = c.conf.webhdfs_https;
+  for (const auto& host : SplitTrimmed(job_conf.GetOr(kDataNodeHostsKey, ""), ',')) {
+    if (!host.empty()) c.webhdfs.datanode_hosts.push_back(ToLower(host));
+  }
+  c.ca_file = std::string(Trim(job_conf.GetOr(kSslCaFileKey, "")));
+  // The job's record keeps it for `tony logs` from another directory.
+  if (!c.ca_file.empty()) c.ca_file = std::filesystem::absolute(c.ca_file).string();
+  // Loaded only when https is spoken: an http cluster's client needs no trust store.
+  if (!c.conf.webhdfs_https && !c.conf.yarn_https &&
+      job_conf.GetOr("tony.other.namenodes", "").find("swebhdfs://") == std::string::npos) {
+    return Status::Ok();
+  }
+  TONY_ASSIGN_OR_RETURN(c.webhdfs.trust,
+                        hadoop::hdfs::LoadTrust(c.ca_file, kSslCaFileKey, c.conf.ssl_client));
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<Cluster> LoadCluster(const std::string& conf_dir, const Configuration& job_conf) {
   TONY_ASSIGN_OR_RETURN(hadoop::SiteFiles files, NamedSiteFiles(job_conf));
   std::string dir = conf_dir;
@@ -83,6 +105,7 @@ Result<Cluster> LoadCluster(const std::string& conf_dir, const Configuration& jo
   c.user = hadoop::ipc::DefaultUserName();
   TONY_ASSIGN_OR_RETURN(c.security, LoginForCluster(c.conf, job_conf, c.user));
   c.user = c.security.user;
+  TONY_RETURN_IF_ERROR(LoadWebHdfsOptions(job_conf, c));
   std::string fs = c.conf.default_fs;
   if (!StartsWith(fs, "hdfs://")) {
     return FailedPrecondition("fs.defaultFS is " + fs + " in " + dir +
@@ -115,20 +138,30 @@ void RecordClusterConf(const Cluster& cluster, const std::string& job_dir) {
   if (!cluster.site_files.hdfs_site.empty()) {
     named += std::string(kHdfsConfPathKey) + "=" + cluster.site_files.hdfs_site + "\n";
   }
+  if (!cluster.ca_file.empty()) named += std::string(kSslCaFileKey) + "=" + cluster.ca_file + "\n";
+  if (!cluster.webhdfs.datanode_hosts.empty()) {
+    named +=
+        std::string(kDataNodeHostsKey) + "=" + Join(cluster.webhdfs.datanode_hosts, ",") + "\n";
+  }
   if (!named.empty()) (void)WriteFileAtomic(JoinPath(job_dir, kSiteFilesRecord), named);
 }
 
 Configuration ClusterKeysOf(const std::string& application_id) {
   Configuration keys;
-  if (!hadoop::HadoopConfDir().empty()) return keys;  // the environment names the cluster
-  if (!history::CheckJobRecordsReadable().ok()) return keys;
+  if (!history::CheckJobRecordsReadable().ok()) return keys;  // never a planted record's keys
+  // With HADOOP_CONF_DIR set the environment names the cluster; the https keys still hold.
+  bool site_files = hadoop::HadoopConfDir().empty();
   history::JobPaths paths(history::JobsRoot() + "/" + application_id);
   const std::string record = JoinPath(paths.root, kSiteFilesRecord);
   auto text = ReadFile(record);
   if (!text.ok()) return keys;
   for (const auto& line : SplitTrimmed(*text, '\n')) {
     size_t eq = line.find('=');
-    if (eq != std::string::npos) keys.Set(line.substr(0, eq), line.substr(eq + 1), record);
+    if (eq == std::string::npos) continue;
+    std::string key = line.substr(0, eq);
+    if (site_files || key == kSslCaFileKey || key == kDataNodeHostsKey) {
+      keys.Set(key, line.substr(eq + 1), record);
+    }
   }
   return keys;
 }

@@ -23,9 +23,15 @@ struct Cluster {
   std::string user;
   ClientSecurity security;       // Kerberos login on a secure cluster (client/yarn_security.h)
   hadoop::SiteFiles site_files;  // the job's tony.application.{yarn,hdfs}-conf-path, if set
+  // https or not, the trust (tony.application.ssl.ca-file, else ssl-client.xml's, else the
+  // system's; loaded only when dfs.http.policy or yarn.http.policy is HTTPS_ONLY), and the
+  // DataNode hosts WebHDFS may be redirected to (tony.application.webhdfs.datanode-hosts).
+  hadoop::hdfs::WebHdfsOptions webhdfs;
+  std::string ca_file;  // tony.application.ssl.ca-file as given, for the job's record
   // What WebHDFS and the ApplicationClient are given: every NameNode / ResourceManager of an HA
-  // pair, in configured order (hadoop/yarn/cluster_conf.h).
-  std::string NameNodes() const { return Join(conf.NameNodeHttpAddresses(), ","); }
+  // pair, in configured order (hadoop/yarn/cluster_conf.h); the https addresses when
+  // dfs.http.policy is HTTPS_ONLY.
+  std::string NameNodes() const { return Join(conf.NameNodeWebAddresses(), ","); }
 };
 
 // The ResourceManagers for the ApplicationClient: their rm-ids name them in failover logs.
@@ -34,7 +40,12 @@ Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterC
 // TonY's keys naming the client's Hadoop site files one by one (docs/keys.md).
 inline constexpr char kYarnConfPathKey[] = "tony.application.yarn-conf-path";
 inline constexpr char kHdfsConfPathKey[] = "tony.application.hdfs-conf-path";
-// In a YARN job's local dir: the conf dir it was submitted with, and the site files it named.
+// tony's keys for https to the cluster (docs/keys.md): the CAs as a PEM bundle, and the hosts a
+// NameNode may redirect WebHDFS to.
+inline constexpr char kSslCaFileKey[] = "tony.application.ssl.ca-file";
+inline constexpr char kDataNodeHostsKey[] = "tony.application.webhdfs.datanode-hosts";
+// In a YARN job's local dir: the conf dir it was submitted with, and the site files and https
+// keys it named (key=value lines).
 inline constexpr char kConfDirRecord[] = "hadoop-conf-dir";
 inline constexpr char kSiteFilesRecord[] = "hadoop-site-files";
 
@@ -62,8 +73,9 @@ Result<std::unique_ptr<hadoop::yarn::ApplicationClient>> ConnectRm(const Cluster
 std::string HadoopConfDirOf(const std::string& application_id);
 // Writes the records HadoopConfDirOf and ClusterKeysOf read into a job's local dir.
 void RecordClusterConf(const Cluster& cluster, const std::string& job_dir);
-// For an application id with no HADOOP_CONF_DIR set: the site-file keys its job was submitted
-// with (from its local record), to pass to LoadCluster; empty otherwise.
+// The cluster keys an application id's job was submitted with (from its local record), to pass
+// to LoadCluster: the site-file keys when no HADOOP_CONF_DIR is set, and the https keys
+// (kSslCaFileKey, kDataNodeHostsKey) always.
 Configuration ClusterKeysOf(const std::string& application_id);
 
 // The job's end as the RM reports it, for an application that ended without the coordinator

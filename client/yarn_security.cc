@@ -201,9 +201,10 @@ std::optional<Status> ExplainTokenRefusal(const ClientSecurity& security, const 
 }
 
 std::unique_ptr<hadoop::hdfs::WebHdfs> MakeWebHdfs(const hadoop::ClusterConf& cluster,
-                                                   const ClientSecurity& security) {
-  auto fs = std::make_unique<hadoop::hdfs::WebHdfs>(Join(cluster.NameNodeHttpAddresses(), ","),
-                                                    security.user);
+                                                   const ClientSecurity& security,
+                                                   const hadoop::hdfs::WebHdfsOptions& options) {
+  auto fs = std::make_unique<hadoop::hdfs::WebHdfs>(Join(cluster.NameNodeWebAddresses(), ","),
+                                                    security.user, options);
   if (security.kerberos) fs->UseSpnego();
   if (security.tokens)
     fs->UseDelegationToken(hadoop::security::EncodeTokenUrlString(security.tokens->hdfs));

@@ -75,9 +75,10 @@ Status ExplainProxyRefusal(const ClientSecurity& security, Status s);
 // error.
 std::optional<Status> ExplainTokenRefusal(const ClientSecurity& security, const Status& s);
 
-// WebHDFS for `user`, over SPNEGO on a Kerberized cluster.
+// WebHDFS for `user`, over SPNEGO on a Kerberized cluster; https as `options` say.
 std::unique_ptr<hadoop::hdfs::WebHdfs> MakeWebHdfs(const hadoop::ClusterConf& cluster,
-                                                   const ClientSecurity& security);
+                                                   const ClientSecurity& security,
+                                                   const hadoop::hdfs::WebHdfsOptions& options);
 
 // The tokens for the AM's launch context; empty on an open cluster. kUnauthenticated naming a
 // token of the token file past its maximum lifetime.

@@ -275,7 +275,7 @@ void RemoveStaging(const Cluster& c, const std::string& app_id) {
   const history::JobPaths paths(history::JobsRoot() + "/" + app_id);
   if (PathExists(JoinPath(paths.root, kKeepStagingFile))) return;  // tony submit --debug
   (void)RemoveAll(paths.Staging());
-  auto deleted = MakeWebHdfs(c.conf, c.security)->Delete(StagingDir(c, app_id));
+  auto deleted = MakeWebHdfs(c.conf, c.security, c.webhdfs)->Delete(StagingDir(c, app_id));
   if (!deleted.ok()) {
     std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
               << "\n";
@@ -448,7 +448,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   }
 
   // Staging on HDFS (§6): everything the AM and the executors localize.
-  auto fs_client = MakeWebHdfs(cluster->conf, cluster->security);
+  auto fs_client = MakeWebHdfs(cluster->conf, cluster->security, cluster->webhdfs);
   hadoop::hdfs::WebHdfs& fs = *fs_client;
   std::string remote = StagingDir(*cluster, app_id);
   std::vector<engine::YarnResource> task_files;
@@ -498,8 +498,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     RemoveStaging(*cluster, app_id);
     return Fail(tokens.status().WithContext("getting delegation tokens"), kExitJobFailed);
   }
-  for (const auto& warning :
-       AddOtherNameNodeTokens(cluster->conf, cluster->security, conf, &*tokens)) {
+  for (const auto& warning : AddOtherNameNodeTokens(cluster->conf, cluster->security, conf,
+                                                    cluster->webhdfs.trust, &*tokens)) {
     std::cerr << "tony: warning: " << warning << "\n";
   }
 
@@ -533,6 +533,9 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   am_credentials.AddSecret(rpc::kJobSecretAlias, secret);
   am_credentials.AddSecret(rpc::kJobTlsKeyAlias, tls->key_pem);
   am_credentials.AddSecret(rpc::kJobTlsCertAlias, tls->cert_pem);
+  if (!cluster->webhdfs.trust.ca_pem.empty()) {
+    am_credentials.AddSecret(hadoop::hdfs::kTrustAlias, cluster->webhdfs.trust.ca_pem);
+  }
   yarn::SetTokens(&sub.am_container, am_credentials);
   if (spec.docker_enabled) {
     yarn::AddDockerRuntime(&sub.am_container, spec.am_docker_image, spec.docker_mounts);
@@ -542,11 +545,21 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   if (!o.debug) yarn::AddEnvironment(&sub.am_container, engine::kStagingDirEnv, remote);
   yarn::AddEnvironment(&sub.am_container, engine::kStagingNameNodeEnv, cluster->NameNodes());
   yarn::AddEnvironment(&sub.am_container, engine::kStagingUserEnv, cluster->user);
-  std::vector<std::string> namenodes = cluster->conf.NameNodeHttpAddresses();
+  if (cluster->webhdfs.https) {
+    yarn::AddEnvironment(&sub.am_container, engine::kStagingWebHdfsHttpsEnv, "true");
+  }
+  if (!cluster->webhdfs.datanode_hosts.empty()) {
+    yarn::AddEnvironment(&sub.am_container, engine::kStagingDataNodeHostsEnv,
+                         Join(cluster->webhdfs.datanode_hosts, ","));
+  }
+  if (cluster->conf.yarn_https) {
+    yarn::AddEnvironment(&sub.am_container, engine::kNodeWebSchemeEnv, "https");
+  }
+  std::vector<std::string> namenodes = cluster->conf.NameNodeWebAddresses();
   yarn::AddEnvironment(&sub.am_container, engine::kNameNodeHttpEnv, Join(namenodes, ","));
   if (!namenodes.empty()) {
     yarn::AddEnvironment(&sub.am_container, engine::kWebHdfsUrlEnv,
-                         "http://" + namenodes.front() + "/webhdfs/v1");
+                         cluster->conf.WebHdfsScheme() + "://" + namenodes.front() + "/webhdfs/v1");
   }
   if (cluster->security.secure()) {
     yarn::AddEnvironment(&sub.am_container, engine::kHdfsTokenServiceEnv,
@@ -623,7 +636,7 @@ Result<std::string> ReadJobFileFromHdfs(const std::string& uri, const Configurat
                            default_fs + " in " + conf_dir + "); write hdfs://" + default_authority +
                            path + " or hdfs://" + path);
   }
-  auto fs = MakeWebHdfs(cluster->conf, cluster->security);
+  auto fs = MakeWebHdfs(cluster->conf, cluster->security, cluster->webhdfs);
   auto status = fs->GetFileStatus(path);
   if (!status.ok()) return status.status().WithContext(what);
   if (status->type != "FILE") return InvalidArgument(what + ": not a file (" + status->type + ")");

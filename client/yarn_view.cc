@@ -93,17 +93,23 @@ Result<std::vector<std::string>> AmContainerLogUrls(const std::string& app_id) {
     return NotFound("application " + app_id + " has no AM container yet");
   }
   std::string container = yarn::ContainerIdString(attempt.am_container_id());
-  auto url_on = [&container](const std::string& node_http) {
-    return "http://" + node_http + "/ws/v1/node/containerlogs/" + container;
+  // yarn.http.policy=HTTPS_ONLY: the NodeManagers' web addresses are their https ones.
+  std::string cluster_scheme = rm.cluster.conf.yarn_https ? "https" : "http";
+  auto url_on = [&container](const std::string& scheme, const std::string& node_http) {
+    return scheme + "://" + node_http + "/ws/v1/node/containerlogs/" + container;
   };
   std::vector<std::string> urls;
   if (auto c = rm.client->GetContainerReport(attempt.am_container_id());
       c.ok() && !c->node_http_address().empty()) {
+    // The container report's address has a scheme (WebAppUtils.getHttpSchemePrefix); only http
+    // and https are spoken.
     std::string address = c->node_http_address();
-    if (size_t scheme = address.find("://"); scheme != std::string::npos) {
-      address = address.substr(scheme + 3);
+    std::string scheme = cluster_scheme;
+    if (size_t end = address.find("://"); end != std::string::npos) {
+      scheme = ToLower(address.substr(0, end));
+      address = address.substr(end + 3);
     }
-    urls.push_back(url_on(address));
+    if (scheme == "http" || scheme == "https") urls.push_back(url_on(scheme, address));
   }
   // The RM forgets a finished container; its NodeManager still has the logs. The attempt names
   // the AM's host, not which NodeManager on it.
@@ -113,12 +119,18 @@ Result<std::vector<std::string>> AmContainerLogUrls(const std::string& app_id) {
                                       n.nodeid().host() != attempt.host())) {
         continue;
       }
-      std::string url = url_on(n.httpaddress());
+      std::string url = url_on(cluster_scheme, n.httpaddress());
       if (std::find(urls.begin(), urls.end(), url) == urls.end()) urls.push_back(url);
     }
   }
   if (urls.empty()) return NotFound("no NodeManager found for the AM container " + container);
   return urls;
+}
+
+Result<hadoop::hdfs::TlsTrust> YarnWebTrust(const std::string& app_id) {
+  TONY_ASSIGN_OR_RETURN(Cluster cluster,
+                        LoadCluster(HadoopConfDirOf(app_id), ClusterKeysOf(app_id)));
+  return cluster.webhdfs.trust;
 }
 
 Result<std::vector<YarnApplicationRow>> ListYarnApplications() {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "hadoop/hdfs/tls.h"
 #include "rpc/tony.pb.h"
 
 namespace tony::client {
@@ -20,10 +21,15 @@ namespace tony::client {
 // kept when the AM is gone. Needs HADOOP_CONF_DIR (or the conf dir the job was submitted with).
 Result<rpc::JobStatus> YarnJobStatus(const std::string& app_id, rpc::JobStatus last);
 
-// Where the AM container's logs are: http://<NodeManager>/ws/v1/node/containerlogs/<container>,
-// from the attempt's AM container and the RM's container report, or, once the RM forgot the
-// container, every NodeManager on the AM's host (candidates, best first).
+// Where the AM container's logs are: http://<NodeManager>/ws/v1/node/containerlogs/<container>
+// (https:// when the report's address says so or yarn.http.policy is HTTPS_ONLY), from the
+// attempt's AM container and the RM's container report, or, once the RM forgot the container,
+// every NodeManager on the AM's host (candidates, best first).
 Result<std::vector<std::string>> AmContainerLogUrls(const std::string& app_id);
+
+// The CAs https requests to the cluster of `app_id` trust (tony.application.ssl.ca-file as the
+// job was submitted with, else the cluster's ssl-client.xml trust store, else the system's).
+Result<hadoop::hdfs::TlsTrust> YarnWebTrust(const std::string& app_id);
 
 // One of the user's TONY applications, as the RM lists them.
 struct YarnApplicationRow {

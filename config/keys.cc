@@ -89,6 +89,14 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
                   "The client's hdfs-site.xml, read instead of the conf dir's."));
   k.push_back(Str("tony.application.yarn-conf-path", "",
                   "The client's yarn-site.xml, read instead of the conf dir's."));
+  k.push_back(Str("tony.application.ssl.ca-file", "",
+                  "tony only: a PEM file of the CA certificates to trust for HTTPS to the cluster "
+                  "(WebHDFS when dfs.http.policy is HTTPS_ONLY, NodeManager logs when "
+                  "yarn.http.policy is); unset: the PKCS12 trust store of the cluster's "
+                  "ssl-client.xml, else the system's CAs."));
+  k.push_back(List("tony.application.webhdfs.datanode-hosts", "",
+                   "tony only: the only hosts a NameNode may redirect WebHDFS CREATE and OPEN "
+                   "to; unset: any host."));
   k.push_back(Unsupported(Str("tony.application.mapred-conf-path", "", "Explicit mapred-site.xml."),
                           "tony reads no mapred-site.xml: it ships no MapReduce framework"));
   k.push_back(Str("tony.application.hadoop.location", "",

@@ -6,6 +6,7 @@
 
 #include "common/files.h"
 #include "common/log.h"
+#include "common/strings.h"
 #include "coordinator/am_main.h"
 #include "engine/yarn/yarn_engine.h"
 #include "hadoop/hdfs/webhdfs.h"
@@ -24,9 +25,10 @@ std::string Env(const char* name, const std::string& fallback = "") {
 // whether or not the client that staged it is still following. The client removes it too.
 // On a Kerberized cluster the AM has no ticket: it deletes with the job's HDFS delegation token.
 void RemoveStagingAfterUnregister(const std::string& dir, const std::string& namenode_http,
-                                  const std::string& user, const hadoop::security::Token* hdfs) {
+                                  const std::string& user, const hadoop::security::Token* hdfs,
+                                  const hadoop::hdfs::WebHdfsOptions& web) {
   if (dir.empty() || namenode_http.empty()) return;  // submitted by a client that did not say
-  hadoop::hdfs::WebHdfs fs(namenode_http, user);
+  hadoop::hdfs::WebHdfs fs(namenode_http, user, web);
   if (hdfs != nullptr) fs.UseDelegationToken(hadoop::security::EncodeTokenUrlString(*hdfs));
   auto deleted = fs.Delete(dir);
   if (!deleted.ok()) {
@@ -57,7 +59,8 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
   // URIs of tony.other.namenodes too (client/namenode_tokens.h).
   for (const auto& [alias, t] : credentials.tokens()) {
     if (t.kind == hadoop::security::kHdfsDelegationTokenKind ||
-        t.kind == hadoop::security::kWebHdfsDelegationTokenKind) {
+        t.kind == hadoop::security::kWebHdfsDelegationTokenKind ||
+        t.kind == hadoop::security::kSWebHdfsDelegationTokenKind) {
       yarn.task_tokens.AddToken(alias, t);
     }
   }
@@ -70,6 +73,17 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
     staging_token = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind);
   }
   if (staging_token != nullptr) hdfs_token = *staging_token;
+  // The client's WebHDFS settings (engine/yarn_contract.h): https, its CAs, the DataNode hosts.
+  hadoop::hdfs::WebHdfsOptions web;
+  web.https = Env(engine::kStagingWebHdfsHttpsEnv) == "true";
+  web.datanode_hosts = SplitTrimmed(Env(engine::kStagingDataNodeHostsEnv), ',');
+  if (const std::string* ca = credentials.FindSecret(hadoop::hdfs::kTrustAlias); ca != nullptr) {
+    web.trust = {*ca, "the CA certificates the client sent (" +
+                          std::string(hadoop::hdfs::kTrustAlias) + ")"};
+    // The tasks' own WebHDFS clients trust the same CAs (executor/hadoop_env.h).
+    yarn.task_tokens.AddSecret(hadoop::hdfs::kTrustAlias, *ca);
+  }
+  yarn.node_web_scheme = Env(engine::kNodeWebSchemeEnv, "http");
   TONY_ASSIGN_OR_RETURN(std::string listing, ReadFile(JoinPath(job_dir, engine::kResourcesFile)));
   TONY_ASSIGN_OR_RETURN(yarn.resources, engine::ParseYarnResources(listing));
   if (yarn.scheduler_address.empty()) {
@@ -77,8 +91,8 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
   }
   yarn.after_unregister = [staging = Env(engine::kStagingDirEnv),
                            namenode = Env(engine::kStagingNameNodeEnv),
-                           user = Env(engine::kStagingUserEnv), hdfs_token] {
-    RemoveStagingAfterUnregister(staging, namenode, user, hdfs_token ? &*hdfs_token : nullptr);
+                           user = Env(engine::kStagingUserEnv), hdfs_token, web] {
+    RemoveStagingAfterUnregister(staging, namenode, user, hdfs_token ? &*hdfs_token : nullptr, web);
   };
   return yarn;
 }

@@ -39,6 +39,15 @@ inline constexpr char kRmFailoverEnv[] = "TONY_YARN_RM_FAILOVER";
 inline constexpr char kStagingDirEnv[] = "TONY_YARN_STAGING_DIR";
 inline constexpr char kStagingNameNodeEnv[] = "TONY_YARN_STAGING_NAMENODE_HTTP";
 inline constexpr char kStagingUserEnv[] = "TONY_YARN_STAGING_USER";
+// WebHDFS over https (dfs.http.policy=HTTPS_ONLY: "true", else unset), the DataNode hosts it may
+// be redirected to (tony.application.webhdfs.datanode-hosts, comma-separated; unset: any), and
+// the CAs it trusts: the PEM text, as the secret key hadoop::hdfs::kTrustAlias of the AM's
+// credentials (a file's worth of certificates does not fit the environment; it is no secret).
+inline constexpr char kStagingWebHdfsHttpsEnv[] = "TONY_YARN_STAGING_WEBHDFS_HTTPS";
+inline constexpr char kStagingDataNodeHostsEnv[] = "TONY_YARN_STAGING_DATANODE_HOSTS";
+// The scheme of the NodeManagers' web addresses, for the tasks' log URLs: "https" when
+// yarn.http.policy is HTTPS_ONLY, else unset (http).
+inline constexpr char kNodeWebSchemeEnv[] = "TONY_YARN_NODE_WEB_SCHEME";
 // For the tasks' own HDFS access (README, "HDFS data for tasks"): every TONY_ variable of the
 // AM's environment travels on to the executors and their user processes. The default file
 // system's NameNode HTTP address(es), host:port, comma-separated in dfs.ha.namenodes order with

@@ -14,6 +14,7 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/strings.h"
+#include "hadoop/hdfs/tls.h"
 #include "hadoop/security/credentials.h"
 
 namespace tony {
@@ -72,6 +73,24 @@ std::string Get(const EnvMap& env, const std::string& key) {
   return it == env.end() ? "" : it->second;
 }
 
+// The CAs of an https cluster (hadoop::hdfs::kTrustAlias of the container's credentials) as a
+// file in the container's directory (TONY_JOB_DIR, else the working directory), named by
+// TONY_WEBHDFS_CA_FILE.
+void AddTrustFile(EnvMap& env, const security::Credentials& creds) {
+  const std::string* pem = creds.FindSecret(hadoop::hdfs::kTrustAlias);
+  if (pem == nullptr) return;
+  std::string dir = Get(env, "TONY_JOB_DIR");
+  std::error_code ec;
+  if (dir.empty()) dir = std::filesystem::current_path(ec).string();
+  if (ec) return;
+  std::string path = JoinPath(dir, hadoop::hdfs::kTrustFile);
+  if (Status s = WriteFileAtomic(path, *pem); !s.ok()) {
+    TONY_LOG(kWarning) << "the cluster's CA certificates for the user process: " << s.message();
+    return;
+  }
+  env["TONY_WEBHDFS_CA_FILE"] = path;
+}
+
 void AddTokens(EnvMap& env) {
   const std::string path = Get(env, "HADOOP_TOKEN_FILE_LOCATION");
   if (path.empty()) return;
@@ -80,13 +99,17 @@ void AddTokens(EnvMap& env) {
     TONY_LOG(kWarning) << "no HDFS tokens for the user process: " << creds.status().message();
     return;
   }
+  AddTrustFile(env, *creds);
   const std::string service = Get(env, "TONY_HDFS_TOKEN_SERVICE");
   std::vector<std::string> pairs;
   const security::Token* default_fs = nullptr;
   int hdfs_tokens = 0;
   for (const auto& [alias, t] : creds->tokens()) {
     bool hdfs = t.kind == security::kHdfsDelegationTokenKind;
-    if (!hdfs && t.kind != security::kWebHdfsDelegationTokenKind) continue;
+    if (!hdfs && t.kind != security::kWebHdfsDelegationTokenKind &&
+        t.kind != security::kSWebHdfsDelegationTokenKind) {
+      continue;
+    }
     pairs.push_back(t.service + "=" + security::EncodeTokenUrlString(t));
     if (!hdfs) continue;
     ++hdfs_tokens;

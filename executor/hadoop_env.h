@@ -8,6 +8,9 @@
 //    variable, the only HDFS token) in the URL-safe form WebHDFS's `delegation=` takes; and
 //    TONY_HDFS_DELEGATION_TOKENS, every HDFS and WebHDFS token as service=urlString pairs,
 //    comma-separated (tony.other.namenodes: the service is the NameNode's "ip:port").
+//  - On a dfs.http.policy=HTTPS_ONLY cluster, the CAs the client trusted (hadoop/hdfs/tls.h) as
+//    the file TONY_WEBHDFS_CA_FILE names (tony-webhdfs-ca.pem in $TONY_JOB_DIR, the container),
+//    for the https TONY_WEBHDFS_URL.
 //  - TonY's Hadoop classpath, for JVM and libhdfs readers, where the node has Hadoop:
 //    $HADOOP_HDFS_HOME/bin/hadoop, $HADOOP_HOME/bin/hadoop or `hadoop` on PATH. CLASSPATH becomes
 //    `hadoop classpath --glob`'s output (TonY's executor runs the command with that CLASSPATH),

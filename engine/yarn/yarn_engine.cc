@@ -259,8 +259,8 @@ void YarnEngine::OnLaunched(const std::string& container_id, const std::string& 
 std::string YarnEngine::ContainerLogUrl(const std::string& container_id) const {
   auto it = containers_.find(container_id);
   if (it == containers_.end() || it->second.proto.node_http_address().empty()) return "";
-  return "http://" + it->second.proto.node_http_address() + "/ws/v1/node/containerlogs/" +
-         container_id;
+  return options_.node_web_scheme + "://" + it->second.proto.node_http_address() +
+         "/ws/v1/node/containerlogs/" + container_id;
 }
 
 std::string YarnEngine::ContainerNode(const std::string& container_id) const {

@@ -49,6 +49,9 @@ struct YarnEngineOptions {
   // Called once the AM has unregistered: the application is over, no attempt follows, so what it
   // staged can go (the client may be gone).
   std::function<void()> after_unregister;
+  // The scheme of the NodeManagers' web addresses (kNodeWebSchemeEnv): https on a cluster whose
+  // yarn.http.policy is HTTPS_ONLY.
+  std::string node_web_scheme = "http";
 };
 
 class YarnEngine final : public Engine {
@@ -63,7 +66,7 @@ class YarnEngine final : public Engine {
   void Stop(const std::string& container_id, int64_t grace_ms) override;
   void Release(const std::string& container_id) override;
   void Shutdown(rpc::FinalStatus status, const std::string& message) override;
-  // The NodeManager's web service: http://<node http address>/ws/v1/node/containerlogs/<id>.
+  // The NodeManager's web service: <scheme>://<node http address>/ws/v1/node/containerlogs/<id>.
   std::string ContainerLogUrl(const std::string& container_id) const override;
   // The allocated container's NodeId, host:port (§4.2).
   std::string ContainerNode(const std::string& container_id) const override;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -74,18 +73,46 @@ size_t ReadBody(char* buf, size_t size, size_t n, void* in) {
   if (body->file != nullptr) return std::fread(buf, 1, size * n, body->file);
   if (body->data == nullptr) return 0;
   size_t len = std::min(size * n, body->data->size() - body->offset);
-  std::memcpy(buf, body->data->data() + body->offset, len);
+  std::copy_n(body->data->data() + body->offset, len, buf);
   body->offset += len;
   return len;
 }
 
-// A URL for messages: the value of a delegation= parameter is a secret.
+// A URL for messages: the value of every delegation= parameter is a secret (a redirect's URL is
+// the NameNode's to write, and may carry it twice).
 std::string RedactUrl(const std::string& url) {
-  size_t at = url.find("delegation=");
-  if (at == std::string::npos) return url;
-  size_t end = url.find('&', at);
-  return url.substr(0, at) + "delegation=<redacted>" +
-         (end == std::string::npos ? "" : url.substr(end));
+  constexpr std::string_view kParam = "delegation=";
+  std::string out;
+  size_t from = 0;
+  for (size_t at = url.find(kParam); at != std::string::npos; at = url.find(kParam, from)) {
+    out += url.substr(from, at - from);
+    out += "delegation=<redacted>";
+    from = url.find('&', at);
+    if (from == std::string::npos) return out;
+  }
+  return out + url.substr(from);
+}
+
+bool IsHttpsUrl(const std::string& url) {
+  return url.size() > 8 && ToLower(std::string_view(url).substr(0, 8)) == "https://";
+}
+
+// https: the peer's certificate chain and host name are always verified; with CAs in `trust`,
+// only they are trusted (no system bundle or directory beside them), as a Hadoop client trusts
+// only its trust store.
+void ApplyTrust(CURL* c, const TlsTrust& trust) {
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (trust.ca_pem.empty()) return;
+  curl_blob blob{const_cast<char*>(trust.ca_pem.data()), trust.ca_pem.size(), CURL_BLOB_COPY};
+  curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
+  curl_easy_setopt(c, CURLOPT_CAPATH, nullptr);
+}
+
+// The server's certificate was checked and refused (not a handshake that failed otherwise).
+bool IsCertificateRefused(CURLcode rc) {
+  return rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+         rc == CURLE_SSL_ISSUER_ERROR;
 }
 
 // One HTTP exchange; redirects are returned, not followed (CREATE must send its bytes only to
@@ -93,7 +120,7 @@ std::string RedactUrl(const std::string& url) {
 // `negotiate`: answer the NameNode's 401 with SPNEGO (libcurl's GSS-API Negotiate).
 Result<Reply> Exchange(const std::string& method, const std::string& url, Body* body,
                        int64_t body_size, bool negotiate = false,
-                       size_t max_body = kMaxJsonReplyBytes) {
+                       size_t max_body = kMaxJsonReplyBytes, const TlsTrust& trust = {}) {
   if (!IsHttpUrl(url)) {
     return InvalidArgument("WebHDFS " + method + " " + RedactUrl(url) +
                            ": only http:// and https:// URLs are allowed");
@@ -115,6 +142,9 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
   curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  ApplyTrust(c, trust);
+  char error[CURL_ERROR_SIZE] = "";
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
   Sink sink{&reply.body, max_body};
   curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(max_body));
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendBody);
@@ -142,9 +172,15 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
                              ": the reply is larger than the limit of " + std::to_string(max_body) +
                              " bytes");
   }
-  if (rc != CURLE_OK) {
-    return Unavailable("WebHDFS " + method + " " + RedactUrl(url) + ": " + curl_easy_strerror(rc));
+  std::string detail = error[0] != '\0' ? std::string(error) : curl_easy_strerror(rc);
+  if (rc != CURLE_OK && IsHttpsUrl(url) && IsCertificateRefused(rc)) {
+    return Unauthenticated(
+        "WebHDFS " + method + " " + RedactUrl(url) +
+        ": the server's TLS certificate was not accepted (" + detail +
+        "); trusted: " + (trust.source.empty() ? "the system's CA certificates" : trust.source));
   }
+  if (rc != CURLE_OK)
+    return Unavailable("WebHDFS " + method + " " + RedactUrl(url) + ": " + detail);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply.code);
   char* location = nullptr;
   if (curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location != nullptr) {
@@ -161,7 +197,7 @@ const Json* Field(const Json& object, const char* key) {
 
 std::string StringField(const Json& object, const char* key, std::string fallback = "") {
   const Json* f = Field(object, key);
-  return f != nullptr && f->is_string() ? f->get<std::string>() : fallback;
+  return f != nullptr && f->is_string() ? f->get<std::string>() : std::move(fallback);
 }
 
 // The start of a reply body for an error message: an HTML error page can be long.
@@ -203,13 +239,14 @@ std::string EscapeValue(const std::string& value) {
 Result<Reply> NameNodeExchange(const std::vector<std::string>& namenodes,
                                std::atomic<size_t>& active, const std::string& method,
                                const std::function<std::string(const std::string&)>& url,
-                               bool negotiate) {
+                               bool negotiate, const TlsTrust& trust) {
   if (namenodes.empty()) return FailedPrecondition("WebHDFS: no NameNode HTTP address");
   size_t first = active.load() % namenodes.size();
   Status last;
   for (size_t i = 0; i < namenodes.size(); ++i) {
     size_t index = (first + i) % namenodes.size();
-    auto r = Exchange(method, url(namenodes[index]), nullptr, 0, negotiate);
+    auto r =
+        Exchange(method, url(namenodes[index]), nullptr, 0, negotiate, kMaxJsonReplyBytes, trust);
     if (r.ok() && !IsStandbyReply(r->code, r->body)) {
       if (index != first) {
         TONY_LOG(kInfo) << "WebHDFS: the active NameNode is " << namenodes[index];
@@ -218,7 +255,8 @@ Result<Reply> NameNodeExchange(const std::vector<std::string>& namenodes,
       r->namenode = namenodes[index];
       return r;
     }
-    last = r.ok() ? Unavailable("NameNode " + namenodes[index] + " is the standby") : r.status();
+    last = r.ok() ? Unavailable("NameNode " + namenodes[index] + " is the standby")
+                  : r.status().WithContext("the NameNode " + namenodes[index]);
     if (namenodes.size() > 1) {
       TONY_LOG(kWarning) << "WebHDFS: skipping NameNode " << namenodes[index] << ": "
                          << last.message()
@@ -231,17 +269,36 @@ Result<Reply> NameNodeExchange(const std::vector<std::string>& namenodes,
   return last.WithContext("no active NameNode among " + Join(namenodes, ", "));
 }
 
-// The DataNode URL of a NameNode's 307 (§6), when it is http or https; anything else (file://,
-// ftp://, ...) is refused, naming who sent it.
-Result<std::string> DataNodeLocation(const Reply& r, const std::string& what) {
-  if (!IsHttpUrl(r.location)) {
-    return PermissionDenied(what + ": the NameNode " + r.namenode + " redirected to " +
-                            RedactUrl(r.location) + "; only http:// and https:// are followed");
-  }
-  return r.location;
-}
-
 }  // namespace
+
+Status CheckDataNodeRedirect(const std::string& location, bool https,
+                             const std::vector<std::string>& datanode_hosts,
+                             const std::string& namenode) {
+  auto refuse = [&](const std::string& why) {
+    return PermissionDenied("the NameNode " + namenode + " redirected to " + RedactUrl(location) +
+                            "; " + why);
+  };
+  if (!IsHttpUrl(location)) return refuse("only http:// and https:// are followed");
+  if (https && !IsHttpsUrl(location)) {
+    return refuse(
+        "the NameNode is reached over https, so its DataNodes must be too (the URL "
+        "carries the delegation token)");
+  }
+  if (datanode_hosts.empty()) return Status::Ok();
+  std::unique_ptr<CURLU, void (*)(CURLU*)> u(curl_url(), curl_url_cleanup);
+  char* host = nullptr;
+  if (!u || curl_url_set(u.get(), CURLUPART_URL, location.c_str(), 0) != CURLUE_OK ||
+      curl_url_get(u.get(), CURLUPART_HOST, &host, 0) != CURLUE_OK || host == nullptr) {
+    return refuse("not a URL with a host");
+  }
+  std::string h = ToLower(host);
+  curl_free(host);
+  for (const auto& allowed : datanode_hosts) {
+    if (ToLower(Trim(allowed)) == h) return Status::Ok();
+  }
+  return refuse("host " + h + " is not in tony.application.webhdfs.datanode-hosts (" +
+                Join(datanode_hosts, ",") + ")");
+}
 
 bool IsStandbyReply(long http_code, const std::string& body) {
   return http_code == 403 && body.find("StandbyException") != std::string::npos;
@@ -314,13 +371,13 @@ Result<std::string> WebHdfs::GetDelegationToken(const std::string& renewer) {
       NameNodeExchange(
           namenodes_, active_, "GET",
           [&](auto& nn) { return Url(nn, "/", "op=GETDELEGATIONTOKEN&renewer=" + renewer); },
-          spnego_));
+          spnego_, options_.trust));
   if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   return ParseDelegationTokenReply(r.body, what);
 }
 
-Result<std::string> HttpGet(const std::string& url, size_t max_bytes) {
-  TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", url, nullptr, 0, false, max_bytes));
+Result<std::string> HttpGet(const std::string& url, size_t max_bytes, const TlsTrust& trust) {
+  TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", url, nullptr, 0, false, max_bytes, trust));
   if (r.code != 200) {
     return Unavailable("GET " + url + ": HTTP " + std::to_string(r.code) + ": " +
                        r.body.substr(0, 300));
@@ -328,8 +385,10 @@ Result<std::string> HttpGet(const std::string& url, size_t max_bytes) {
   return std::move(r.body);
 }
 
-WebHdfs::WebHdfs(std::string http_addresses, std::string user)
-    : namenodes_(SplitTrimmed(http_addresses, ',')), user_(std::move(user)) {}
+WebHdfs::WebHdfs(const std::string& http_addresses, std::string user, WebHdfsOptions options)
+    : namenodes_(SplitTrimmed(http_addresses, ',')),
+      user_(std::move(user)),
+      options_(std::move(options)) {}
 
 std::string WebHdfs::Url(const std::string& namenode, const std::string& path,
                          const std::string& op_and_params) const {
@@ -342,16 +401,17 @@ std::string WebHdfs::Url(const std::string& namenode, const std::string& path,
     auth =
         "&doas=" + EscapeValue(proxy_user_);  // §6: SPNEGO as ourselves, acting as the proxy user
   }
-  return "http://" + namenode + "/webhdfs/v1" + Escape(path) + "?" + op_and_params + auth;
+  return (options_.https ? "https://" : "http://") + namenode + "/webhdfs/v1" + Escape(path) + "?" +
+         op_and_params + auth;
 }
 
 Status WebHdfs::Mkdirs(const std::string& path, const std::string& permission) {
   std::string what = "WebHDFS MKDIRS " + path;
   TONY_ASSIGN_OR_RETURN(
-      Reply r,
-      NameNodeExchange(
-          namenodes_, active_, "PUT",
-          [&](auto& nn) { return Url(nn, path, "op=MKDIRS&permission=" + permission); }, spnego_));
+      Reply r, NameNodeExchange(
+                   namenodes_, active_, "PUT",
+                   [&](auto& nn) { return Url(nn, path, "op=MKDIRS&permission=" + permission); },
+                   spnego_, options_.trust));
   if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   TONY_ASSIGN_OR_RETURN(bool made, ParseBooleanReply(r.body, what));
   if (!made) return Internal(what + ": the NameNode answered false");
@@ -378,7 +438,7 @@ Status WebHdfs::CreateImpl(const std::string& path, const std::string* data,
                    [&](auto& nn) {
                      return Url(nn, path, "op=CREATE&overwrite=true&permission=" + permission);
                    },
-                   spnego_));
+                   spnego_, options_.trust));
   if (r.code != 307 || r.location.empty()) return ErrorFromReply(r.code, r.body, what);
   // Step 2: the bytes go to the DataNode.
   Body body;
@@ -395,30 +455,37 @@ Status WebHdfs::CreateImpl(const std::string& path, const std::string* data,
     body.data = data;
     size = static_cast<int64_t>(data->size());
   }
-  TONY_ASSIGN_OR_RETURN(std::string datanode, DataNodeLocation(r, what));
-  TONY_ASSIGN_OR_RETURN(Reply w, Exchange("PUT", datanode, &body, size));
+  TONY_RETURN_IF_ERROR(
+      CheckDataNodeRedirect(r.location, options_.https, options_.datanode_hosts, r.namenode)
+          .WithContext(what));
+  TONY_ASSIGN_OR_RETURN(
+      Reply w, Exchange("PUT", r.location, &body, size, false, kMaxJsonReplyBytes, options_.trust));
   if (w.code != 201) return ErrorFromReply(w.code, w.body, what + " (DataNode)");
   return Status::Ok();
 }
 
 Result<FileStatus> WebHdfs::GetFileStatus(const std::string& path) {
   std::string what = "WebHDFS GETFILESTATUS " + path;
-  TONY_ASSIGN_OR_RETURN(Reply r,
-                        NameNodeExchange(
-                            namenodes_, active_, "GET",
-                            [&](auto& nn) { return Url(nn, path, "op=GETFILESTATUS"); }, spnego_));
+  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(
+                                     namenodes_, active_, "GET",
+                                     [&](auto& nn) { return Url(nn, path, "op=GETFILESTATUS"); },
+                                     spnego_, options_.trust));
   if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   return ParseFileStatusReply(r.body, what);
 }
 
 Result<std::string> WebHdfs::Open(const std::string& path) {
   std::string what = "WebHDFS OPEN " + path;
-  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(
-                                     namenodes_, active_, "GET",
-                                     [&](auto& nn) { return Url(nn, path, "op=OPEN"); }, spnego_));
+  TONY_ASSIGN_OR_RETURN(
+      Reply r, NameNodeExchange(
+                   namenodes_, active_, "GET", [&](auto& nn) { return Url(nn, path, "op=OPEN"); },
+                   spnego_, options_.trust));
   if (r.code == 307 && !r.location.empty()) {
-    TONY_ASSIGN_OR_RETURN(std::string datanode, DataNodeLocation(r, what));
-    TONY_ASSIGN_OR_RETURN(r, Exchange("GET", datanode, nullptr, 0, false, kMaxOpenBytes));
+    TONY_RETURN_IF_ERROR(
+        CheckDataNodeRedirect(r.location, options_.https, options_.datanode_hosts, r.namenode)
+            .WithContext(what));
+    TONY_ASSIGN_OR_RETURN(
+        r, Exchange("GET", r.location, nullptr, 0, false, kMaxOpenBytes, options_.trust));
   }
   if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   return r.body;
@@ -433,7 +500,7 @@ Result<bool> WebHdfs::Delete(const std::string& path, bool recursive) {
                                                   std::string("op=DELETE&recursive=") +
                                                       (recursive ? "true" : "false"));
                                      },
-                                     spnego_));
+                                     spnego_, options_.trust));
   if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   return ParseBooleanReply(r.body, what);
 }

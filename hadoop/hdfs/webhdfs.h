@@ -1,6 +1,8 @@
 // WebHDFS client over libcurl (docs/hadoop-ipc.md §6): what tony needs to stage a job.
 //
-// Base URL http://<dfs.namenode.http-address>/webhdfs/v1<path>?op=...&user.name=<user>; on an
+// Base URL http://<dfs.namenode.http-address>/webhdfs/v1<path>?op=...&user.name=<user>, or
+// https://<dfs.namenode.https-address>/... ("swebhdfs", WebHdfsOptions::https) with the trust of
+// hadoop/hdfs/tls.h; on an
 // insecure cluster the user is whatever user.name says. On a Kerberized cluster the NameNode
 // takes SPNEGO (libcurl's Negotiate with the ticket cache's Kerberos ticket, UseSpnego) or a
 // delegation token (delegation=<urlString>, UseDelegationToken) instead (docs/hadoop-ipc.md,
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "hadoop/hdfs/tls.h"
 
 namespace tony::hadoop::hdfs {
 
@@ -46,14 +49,32 @@ Result<std::string> ParseDelegationTokenReply(const std::string& body, const std
 
 // Limits on a reply body read into memory; past one, the request fails with kResourceExhausted
 // naming the URL and the limit. Every request speaks only http or https, and a 307's Location is
-// followed only when it is http or https (a file:// one is refused with kPermissionDenied).
+// followed only as CheckDataNodeRedirect allows.
 inline constexpr size_t kMaxJsonReplyBytes = 4 << 20;  // a NameNode's JSON reply or error page
 inline constexpr size_t kMaxOpenBytes = 64 << 20;      // OPEN's bytes from the DataNode
 inline constexpr size_t kMaxHttpGetBytes = 256 << 20;  // HttpGet: a container's whole log
 
-// A plain HTTP GET (e.g. a NodeManager's container log web service): the body on 200, else an
-// error with the status code and the start of the body.
-Result<std::string> HttpGet(const std::string& url, size_t max_bytes = kMaxHttpGetBytes);
+// An HTTP or HTTPS GET (e.g. a NodeManager's container log web service): the body on 200, else
+// an error with the status code and the start of the body. https URLs are verified with `trust`.
+Result<std::string> HttpGet(const std::string& url, size_t max_bytes = kMaxHttpGetBytes,
+                            const TlsTrust& trust = {});
+
+// Whether the DataNode URL of a NameNode's 307 (`location`) may be followed: only http or https
+// (a file:// one would make CREATE write, or OPEN read, a local file); only https when the
+// NameNode was reached over https (the URL carries the delegation token: no downgrade to clear
+// text); and only to one of `datanode_hosts` (case-insensitive) when that list is not empty.
+// kPermissionDenied naming the NameNode (`namenode`, host:port) and the URL, token redacted.
+Status CheckDataNodeRedirect(const std::string& location, bool https,
+                             const std::vector<std::string>& datanode_hosts,
+                             const std::string& namenode);
+
+// How a WebHdfs reaches its NameNodes and which DataNodes it follows them to.
+struct WebHdfsOptions {
+  bool https = false;  // swebhdfs: the addresses are the NameNodes' https-address
+  TlsTrust trust;      // the CAs for https (the system's when empty)
+  // tony.application.webhdfs.datanode-hosts: the hosts a redirect may name; empty: any host.
+  std::vector<std::string> datanode_hosts;
+};
 
 // Whether a NameNode's reply says it is the standby of an HA pair: 403 with a StandbyException
 // RemoteException ("Operation category WRITE is not supported in state standby").
@@ -64,8 +85,9 @@ class WebHdfs {
   // `http_addresses`: "host:port" of the NameNode's HTTP server (dfs.namenode.http-address), or
   // of each NameNode of an HA nameservice, comma-separated, in dfs.ha.namenodes order. A request
   // goes to the NameNode that answered last; one that cannot be reached or says it is the
-  // standby is skipped for the next (each at most once per request).
-  WebHdfs(std::string http_addresses, std::string user);
+  // standby is skipped for the next (each at most once per request). With options.https they are
+  // the NameNodes' HTTPS addresses (dfs.namenode.https-address).
+  WebHdfs(const std::string& http_addresses, std::string user, WebHdfsOptions options = {});
 
   Status Mkdirs(const std::string& path, const std::string& permission = "755");
   // Two-step CREATE (§6); overwrites. The bytes come from memory or from a local file.
@@ -100,6 +122,7 @@ class WebHdfs {
                     const std::string& permission);
   std::vector<std::string> namenodes_;
   std::string user_;
+  WebHdfsOptions options_;
   bool spnego_ = false;
   std::string proxy_user_;
   std::string delegation_;

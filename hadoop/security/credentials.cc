@@ -314,7 +314,8 @@ Result<DelegationTokenIdentifier> DecodeWritableIdentifier(std::string_view data
 }  // namespace
 
 Result<DelegationTokenIdentifier> DecodeDelegationTokenIdentifier(const Token& token) {
-  if (token.kind == kHdfsDelegationTokenKind || token.kind == kWebHdfsDelegationTokenKind) {
+  if (token.kind == kHdfsDelegationTokenKind || token.kind == kWebHdfsDelegationTokenKind ||
+      token.kind == kSWebHdfsDelegationTokenKind) {
     return DecodeWritableIdentifier(token.identifier);
   }
   if (token.kind != kRmDelegationTokenKind) {

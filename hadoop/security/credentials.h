@@ -35,6 +35,9 @@ inline constexpr std::string_view kHdfsDelegationTokenKind = "HDFS_DELEGATION_TO
 // The same identifier and password as GETDELEGATIONTOKEN hands them out over HTTP; the RM renews
 // it over WebHDFS.
 inline constexpr std::string_view kWebHdfsDelegationTokenKind = "WEBHDFS delegation";
+// The same from a NameNode asked over https (swebhdfs; NamenodeWebHdfsMethods names the kind by
+// the request's scheme).
+inline constexpr std::string_view kSWebHdfsDelegationTokenKind = "SWEBHDFS delegation";
 
 class Credentials {
  public:

@@ -1,6 +1,7 @@
 #include "hadoop/yarn/cluster_conf.h"
 
 #include <cstdlib>
+#include <tuple>
 
 #include "common/files.h"
 #include "common/strings.h"
@@ -16,6 +17,7 @@ constexpr int kWebappPort = 8088;
 // hdfs-default.xml / HdfsClientConfigKeys.
 constexpr int kNameNodeRpcPort = 8020;
 constexpr char kNameNodeHttpDefault[] = "0.0.0.0:9870";
+constexpr char kNameNodeHttpsDefault[] = "0.0.0.0:9871";
 // yarn-default.xml: yarn.resourcemanager.connect.max-wait.ms, .retry-interval.ms.
 constexpr int64_t kConnectMaxWaitMs = 900000;
 constexpr int64_t kConnectRetryIntervalMs = 30000;
@@ -175,11 +177,21 @@ Status LoadNameNodes(ClusterConf& cc) {
     auto rpc = yarn::ParseHostPort(nn.rpc_address);
     cc.fs_host = rpc->first;
     cc.fs_port = rpc->second;
-    nn.http_address = c.GetOr("dfs.namenode.http-address", kNameNodeHttpDefault);
-    TONY_RETURN_IF_ERROR(CheckAddress(c, "dfs.namenode.http-address", nn.http_address, hdfs_site));
-    // DFSUtil.getInfoServer: a wildcard HTTP host means "the NameNode's RPC host".
-    if (StartsWith(nn.http_address, "0.0.0.0:")) {
-      nn.http_address = cc.fs_host + nn.http_address.substr(7);
+    // The address WebHDFS uses must be valid; the other one is kept only when it is (an
+    // HTTPS_ONLY NameNode's http-address may say port 0: nothing listens there).
+    for (auto [key, fallback, out, needed] :
+         {std::tuple{"dfs.namenode.http-address", kNameNodeHttpDefault, &nn.http_address,
+                     !cc.webhdfs_https},
+          std::tuple{"dfs.namenode.https-address", kNameNodeHttpsDefault, &nn.https_address,
+                     cc.webhdfs_https}}) {
+      *out = c.GetOr(key, fallback);
+      if (Status s = CheckAddress(c, key, *out, hdfs_site); !s.ok()) {
+        if (needed) return s;
+        out->clear();
+        continue;
+      }
+      // DFSUtil.getInfoServer: a wildcard HTTP host means "the NameNode's RPC host".
+      if (StartsWith(*out, "0.0.0.0:")) *out = cc.fs_host + out->substr(7);
     }
     cc.namenodes.push_back(std::move(nn));
     return Status::Ok();
@@ -197,21 +209,30 @@ Status LoadNameNodes(ClusterConf& cc) {
     NameNodeAddresses nn;
     nn.id = id;
     std::string suffix = "." + authority + (id.empty() ? "" : "." + id);
-    std::string http_key = "dfs.namenode.http-address" + suffix;
     std::string rpc_key = "dfs.namenode.rpc-address" + suffix;
-    auto http = c.Get(http_key);
-    if (!http || Trim(*http).empty()) {
-      return InvalidArgument(http_key + " is not set in " + hdfs_site + " (fs.defaultFS is " +
-                             cc.default_fs +
-                             (id.empty() ? "" : " and " + ids_key + " lists " + id) +
-                             "); tony reaches HDFS over WebHDFS at that address");
-    }
-    nn.http_address = std::string(Trim(*http));
-    TONY_RETURN_IF_ERROR(CheckAddress(c, http_key, nn.http_address, hdfs_site));
     nn.rpc_address = std::string(Trim(c.GetOr(rpc_key, "")));
-    if (StartsWith(nn.http_address, "0.0.0.0:") && !nn.rpc_address.empty()) {
-      if (auto rpc = yarn::ParseHostPort(nn.rpc_address); rpc.ok()) {
-        nn.http_address = rpc->first + nn.http_address.substr(7);
+    // The address WebHDFS uses must be set; the other one is kept when it is.
+    for (auto [key, out, needed] :
+         {std::tuple{"dfs.namenode.http-address" + suffix, &nn.http_address, !cc.webhdfs_https},
+          std::tuple{"dfs.namenode.https-address" + suffix, &nn.https_address, cc.webhdfs_https}}) {
+      auto value = c.Get(key);
+      if (!value || Trim(*value).empty()) {
+        if (!needed) continue;
+        return InvalidArgument(key + " is not set in " + hdfs_site + " (fs.defaultFS is " +
+                               cc.default_fs +
+                               (id.empty() ? "" : " and " + ids_key + " lists " + id) +
+                               "); tony reaches HDFS over WebHDFS at that address");
+      }
+      *out = std::string(Trim(*value));
+      if (Status s = CheckAddress(c, key, *out, hdfs_site); !s.ok()) {
+        if (needed) return s;
+        out->clear();
+        continue;
+      }
+      if (StartsWith(*out, "0.0.0.0:") && !nn.rpc_address.empty()) {
+        if (auto rpc = yarn::ParseHostPort(nn.rpc_address); rpc.ok()) {
+          *out = rpc->first + out->substr(7);
+        }
       }
     }
     cc.namenodes.push_back(std::move(nn));
@@ -236,6 +257,13 @@ std::vector<std::string> ClusterConf::SchedulerAddresses() const {
 std::vector<std::string> ClusterConf::NameNodeHttpAddresses() const {
   std::vector<std::string> out;
   for (const auto& nn : namenodes) out.push_back(nn.http_address);
+  return out;
+}
+
+std::vector<std::string> ClusterConf::NameNodeWebAddresses() const {
+  std::vector<std::string> out;
+  for (const auto& nn : namenodes)
+    out.push_back(webhdfs_https ? nn.https_address : nn.http_address);
   return out;
 }
 
@@ -285,10 +313,40 @@ Status LoadSecurity(ClusterConf& c) {
   return Status::Ok();
 }
 
+// dfs.http.policy / yarn.http.policy (HttpConfig.Policy, case-insensitive): true for HTTPS_ONLY.
+Result<bool> HttpsOnly(const ClusterConf& cc, const std::string& key, const std::string& file) {
+  auto v = cc.raw.Get(key);
+  if (!v) return false;
+  std::string policy = ToLower(Trim(*v));
+  if (policy == "https_only") return true;
+  if (policy == "http_only" || policy == "http_and_https") return false;
+  return InvalidArgument(key + " is \"" + *v + "\" in " +
+                         SourceOf(cc.raw, key, JoinPath(cc.conf_dir, file)) +
+                         "; expected HTTP_ONLY, HTTPS_ONLY or HTTP_AND_HTTPS");
+}
+
+// The trust store of ssl-client.xml (or the file hadoop.ssl.client.conf names), when there is
+// one beside the site files: Hadoop finds it on the classpath, where HADOOP_CONF_DIR is.
+Status LoadSslClient(ClusterConf& cc) {
+  std::string name = cc.raw.GetOr("hadoop.ssl.client.conf", "ssl-client.xml");
+  std::string path = StartsWith(name, "/") ? name : JoinPath(cc.conf_dir, name);
+  if (!PathExists(path)) return Status::Ok();
+  Configuration ssl;
+  TONY_RETURN_IF_ERROR(ssl.AddFile(path));
+  cc.ssl_client.conf_file = path;
+  cc.ssl_client.location = std::string(Trim(ssl.GetOr("ssl.client.truststore.location", "")));
+  cc.ssl_client.type = ssl.GetOr("ssl.client.truststore.type", "jks");
+  cc.ssl_client.password = ssl.GetOr("ssl.client.truststore.password", "");
+  return Status::Ok();
+}
+
 Result<ClusterConf> ParseClusterConf(Configuration raw, const std::string& conf_dir) {
   ClusterConf c;
   c.conf_dir = conf_dir;
   c.raw = std::move(raw);
+  TONY_ASSIGN_OR_RETURN(c.webhdfs_https, HttpsOnly(c, "dfs.http.policy", "hdfs-site.xml"));
+  TONY_ASSIGN_OR_RETURN(c.yarn_https, HttpsOnly(c, "yarn.http.policy", "yarn-site.xml"));
+  TONY_RETURN_IF_ERROR(LoadSslClient(c));
   TONY_RETURN_IF_ERROR(LoadResourceManagers(c));
   TONY_RETURN_IF_ERROR(LoadNameNodes(c));
   TONY_RETURN_IF_ERROR(LoadSecurity(c));

@@ -12,6 +12,12 @@
 //    dfs.nameservices: one entry per id of dfs.ha.namenodes.<ns>, from
 //    dfs.namenode.{rpc,http}-address.<ns>.<nn>; else the one NameNode of hdfs://host[:8020] with
 //    dfs.namenode.http-address (its wildcard host replaced by the RPC host, as DFSUtil does).
+//  - HTTPS: dfs.http.policy=HTTPS_ONLY makes WebHDFS "swebhdfs": https to
+//    dfs.namenode.https-address[.<ns>.<nn>] (default 0.0.0.0:9871), the same way as the http
+//    addresses; HTTP_ONLY and HTTP_AND_HTTPS keep http, as Hadoop's DFSUtil.getHttpClientScheme
+//    does. yarn.http.policy=HTTPS_ONLY: the NodeManagers' web addresses are https. The trust store
+//    of a Hadoop client is ssl-client.xml's (core-site's hadoop.ssl.client.conf, a file beside
+//    the site files), read when present (hadoop/hdfs/tls.h; §6.3).
 //  - _HOST: Hadoop replaces it only in Kerberos principals (SecurityUtil.getServerPrincipal), with
 //    the host of the server; ServerPrincipal() does that. An address that still says _HOST is an
 //    error that names the key.
@@ -24,6 +30,7 @@
 
 #include "common/status.h"
 #include "config/configuration.h"
+#include "hadoop/hdfs/tls.h"
 #include "hadoop/ipc/failover.h"
 #include "hadoop/ipc/sasl_layer.h"
 
@@ -38,9 +45,10 @@ struct ResourceManagerAddresses {
 };
 
 struct NameNodeAddresses {
-  std::string id;            // the NameNode id in its nameservice; empty without HA
-  std::string rpc_address;   // host:port
-  std::string http_address;  // host:port of WebHDFS (§6)
+  std::string id;             // the NameNode id in its nameservice; empty without HA
+  std::string rpc_address;    // host:port
+  std::string http_address;   // host:port of WebHDFS over http (§6)
+  std::string https_address;  // host:port of WebHDFS over https (dfs.http.policy=HTTPS_ONLY)
 };
 
 struct ClusterConf {
@@ -64,11 +72,18 @@ struct ClusterConf {
   bool kerberos = false;
   std::vector<ipc::Qop> rpc_protection{ipc::Qop::kAuthentication};
   std::string rm_principal;
+  bool webhdfs_https = false;       // dfs.http.policy is HTTPS_ONLY
+  bool yarn_https = false;          // yarn.http.policy is HTTPS_ONLY
+  hdfs::TrustStoreFile ssl_client;  // ssl-client.xml's trust store; location empty: none
   Configuration raw;
 
   std::vector<std::string> RmAddresses() const;
   std::vector<std::string> SchedulerAddresses() const;
   std::vector<std::string> NameNodeHttpAddresses() const;
+  // Where WebHDFS goes: the https addresses with webhdfs_https, else the http ones.
+  std::vector<std::string> NameNodeWebAddresses() const;
+  // "https" with webhdfs_https, else "http".
+  std::string WebHdfsScheme() const { return webhdfs_https ? "https" : "http"; }
 };
 
 // $HADOOP_CONF_DIR, else $YARN_CONF_DIR; empty when neither is set.

@@ -4,6 +4,7 @@
 # Usage: tests/minicluster/start.sh <confdir> [num_nodemanagers] [--ha] [--second-dfs] [key=value ...]
 # (--ha: two ResourceManagers, rm0 active, and a line "failover" on stdin swaps them; Ha.java).
 # (--second-dfs: a second MiniDFSCluster, its addresses in <confdir>/second-dfs.txt; Main.java).
+# (--https: HDFS and the YARN web servers over TLS only, a self-signed certificate; Https.java).
 # (each key=value overrides a setting of the clusters' configuration).
 # `start.sh --fetch-tokens <confdir> <principal> <keytab> <out-file> [--no-rm] [--protobuf]` writes a
 # credentials file with Hadoop's client code instead, as a workflow scheduler would
@@ -25,7 +26,8 @@ if [[ ! -f target/classpath.txt || ! -f target/classes/tony/minicluster/Main.cla
       src/main/resources/log4j.properties -nt target/classes/log4j.properties ||
       src/main/java/tony/minicluster/Main.java -nt target/classes/tony/minicluster/Main.class ||
       src/main/java/tony/minicluster/Ha.java -nt target/classes/tony/minicluster/Ha.class ||
-      src/main/java/tony/minicluster/FetchTokens.java -nt target/classes/tony/minicluster/FetchTokens.class ]]; then
+      src/main/java/tony/minicluster/FetchTokens.java -nt target/classes/tony/minicluster/FetchTokens.class ||
+      src/main/java/tony/minicluster/Https.java -nt target/classes/tony/minicluster/Https.class ]]; then
   build
 fi
 [[ "${1:-}" == "--build-only" ]] && exit 0
@@ -45,6 +47,13 @@ cp_first=""
 if [[ "$main" == tony.minicluster.Main ]]; then
   cp_first="$(cd "$1" && pwd)/jvm-classpath:"
 fi
+# --https: Hadoop reads ssl-server.xml and ssl-client.xml by name from the classpath; Https.java
+# writes them to <confdir>/sslconf, a directory that holds nothing else.
+sslconf=""
+if [[ "$main" == tony.minicluster.Main ]]; then
+  mkdir -p "$1/sslconf"
+  sslconf="$(cd "$1/sslconf" && pwd):"
+fi
 
 # Hadoop's own scripts open these packages on JDK 17 (docs/hadoop-ipc.md §7.2).
 opens=()
@@ -58,4 +67,4 @@ krb5=()
 exec nice -n 5 java "${krb5[@]}" -Xmx1g -XX:+UseSerialGC -XX:+IgnoreUnrecognizedVMOptions "${opens[@]}" \
   --add-exports=java.base/sun.net.dns=ALL-UNNAMED --add-exports=java.base/sun.net.util=ALL-UNNAMED \
   -Djava.net.preferIPv4Stack=true -Dminicluster.log.level="${MINICLUSTER_LOG_LEVEL:-WARN}" \
-  -cp "${cp_first}target/classes:$(cat target/classpath.txt)" "$main" "$@"
+  -cp "${cp_first}target/classes:$sslconf$(cat target/classpath.txt)" "$main" "$@"

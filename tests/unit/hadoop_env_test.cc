@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "common/files.h"
+#include "hadoop/hdfs/tls.h"
 #include "hadoop/security/credentials.h"
 
 namespace tony {
@@ -89,10 +90,24 @@ TEST_F(HadoopEnvTest, WithoutTheServiceTheDefaultIsTheOnlyHdfsToken) {
   EXPECT_NE(env_["TONY_HDFS_DELEGATION_TOKENS"].find("10.0.0.3:8020="), std::string::npos);
 }
 
+TEST_F(HadoopEnvTest, TheClustersCasBecomeAFileTheTaskIsToldOf) {
+  security::Credentials creds;
+  creds.AddToken("a", HdfsToken("a", "10.0.0.2:8020"));
+  creds.AddSecret(hadoop::hdfs::kTrustAlias, "-----BEGIN CERTIFICATE-----\nMIIB\n");
+  WriteTokens(creds);
+  env_["TONY_JOB_DIR"] = dir_;
+  AddHdfsAccess(env_);
+  EXPECT_EQ(env_["TONY_WEBHDFS_CA_FILE"], dir_ + "/tony-webhdfs-ca.pem");
+  auto pem = ReadFile(env_["TONY_WEBHDFS_CA_FILE"]);
+  ASSERT_TRUE(pem.ok()) << pem.status().message();
+  EXPECT_EQ(*pem, "-----BEGIN CERTIFICATE-----\nMIIB\n");
+}
+
 TEST_F(HadoopEnvTest, NoTokenFileNoTokenVariables) {
   AddHdfsAccess(env_);
   EXPECT_EQ(env_.count("TONY_HDFS_DELEGATION_TOKEN"), 0u);
   EXPECT_EQ(env_.count("TONY_HDFS_DELEGATION_TOKENS"), 0u);
+  EXPECT_EQ(env_.count("TONY_WEBHDFS_CA_FILE"), 0u);
 }
 
 // One test for the classpath: the executor runs `hadoop classpath` once and keeps its answer.

@@ -132,6 +132,8 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.horovod.driver.mode.debug",
                                          "tony.application.hdfs-conf-path",
                                          "tony.application.yarn-conf-path",
+                                         "tony.application.ssl.ca-file",
+                                         "tony.application.webhdfs.datanode-hosts",
                                          "tony.application.hadoop.location",
                                          "tony.application.hadoop.classpath",
                                          "tony.task.max-total-instances",

@@ -42,7 +42,7 @@ TEST(NameNodeUriTest, AnOpenClusterNeedsNoTokens) {
   Configuration conf;
   conf.Set("tony.other.namenodes", "hdfs://nn2:8020", "test");
   hadoop::security::Credentials creds;
-  EXPECT_TRUE(AddOtherNameNodeTokens(cluster, open, conf, &creds).empty());
+  EXPECT_TRUE(AddOtherNameNodeTokens(cluster, open, conf, {}, &creds).empty());
   EXPECT_TRUE(creds.tokens().empty());
 }
 
@@ -55,7 +55,7 @@ TEST(NameNodeUriTest, ATokenFileLoginPassesTheFilesTokensAndNamesTheMissing) {
   conf.Set("tony.other.namenodes", "hdfs://127.0.0.1:8020,webhdfs://127.0.0.1:9871", "test");
   hadoop::security::Credentials creds;
   creds.AddToken("127.0.0.1:8020", {"id", "pw", "HDFS_DELEGATION_TOKEN", "127.0.0.1:8020"});
-  auto warnings = AddOtherNameNodeTokens(cluster, login, conf, &creds);
+  auto warnings = AddOtherNameNodeTokens(cluster, login, conf, {}, &creds);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_THAT(warnings[0], HasSubstr("no delegation token for webhdfs://127.0.0.1:9871 "
                                      "(tony.other.namenodes); tasks cannot reach it: "

@@ -6,6 +6,8 @@
 // one and the active one, in that order.
 // --second-dfs: a second MiniDFSCluster (another NameNode and DataNode, same settings) for data
 // "on another cluster"; <confdir>/second-dfs.txt says where: "rpc=host:port" and "http=host:port".
+// --https: HDFS and the YARN web servers speak only TLS (Https.java), with a self-signed
+// certificate whose PEM is <confdir>/ca.pem and the client's ssl-client.xml beside the site files.
 // Each key=value is set in the clusters' configuration after the defaults below, and key= unsets
 // one (a test that needs different settings, e.g. a short AMRMToken rolling interval or no GPUs,
 // starts a minicluster of its own).
@@ -62,6 +64,7 @@ public final class Main {
     int numNodeManagers = 2;
     boolean ha = false;
     boolean secondDfs = false;
+    boolean https = false;
     Map<String, String> overrides = new LinkedHashMap<>();
     for (int i = 1; i < args.length; i++) {
       int eq = args[i].indexOf('=');
@@ -71,6 +74,8 @@ public final class Main {
         ha = true;
       } else if (args[i].equals("--second-dfs")) {
         secondDfs = true;
+      } else if (args[i].equals("--https")) {
+        https = true;
       } else if (args[i].matches("\\d+")) {
         numNodeManagers = Integer.parseInt(args[i]);
       } else {
@@ -90,6 +95,9 @@ public final class Main {
     long startMs = System.currentTimeMillis();
     Configuration conf = new YarnConfiguration(new HdfsConfiguration());
     configure(conf);
+    if (https) {
+      Https.configure(conf, confDir);
+    }
     overrides.forEach((key, value) -> {
       if (value.isEmpty()) {
         conf.unset(key);
@@ -159,6 +167,11 @@ public final class Main {
       // Clients that do not name the nameservice reach the active NameNode directly.
       dfsConf.set("fs.defaultFS",
           "hdfs://localhost:" + dfs.getNameNode(0).getNameNodeAddress().getPort());
+    }
+    if (https) {
+      // The bound port, not the :0 asked for.
+      dfsConf.set("dfs.namenode.https-address",
+          "localhost:" + dfs.getNameNode(0).getHttpsAddress().getPort());
     }
     Configuration yarnConf = yarn.getConfig();
     writeSite(new File(confDir, "core-site.xml"), dfsConf, "fs.", "hadoop.", "io.", "ipc.");
