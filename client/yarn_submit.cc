@@ -517,6 +517,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
                        hadoop::FormatFailoverPolicy(cluster->conf.rm_failover));
   yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
+  yarn::AddEnvironment(&sub.am_container, engine::kWebProxyEnv,
+                       Join(cluster->conf.WebProxyAddresses(), ","));
   // The job secret as a secret key of the AM's credentials, never in a file, the environment or
   // the command line (engine/yarn/yarn_engine.cc does the same for every executor).
   // On a Kerberized cluster the delegation tokens go with it (client/yarn_security.h).

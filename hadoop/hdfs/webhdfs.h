@@ -54,6 +54,14 @@ inline constexpr size_t kMaxHttpGetBytes = 256 << 20;  // HttpGet: a container's
 // A plain HTTP GET (e.g. a NodeManager's container log web service): the body on 200, else an
 // error with the status code and the start of the body.
 Result<std::string> HttpGet(const std::string& url, size_t max_bytes = kMaxHttpGetBytes);
+struct HttpGetOptions {
+  size_t max_bytes = kMaxHttpGetBytes;
+  // Answer a 401 with SPNEGO (libcurl's GSS-API Negotiate, the Kerberos ticket's user), as a
+  // Kerberized cluster's web UIs and the RM's web proxy ask.
+  bool negotiate = false;
+  std::vector<std::string> headers;  // extra request headers, "Name: value"
+};
+Result<std::string> HttpGet(const std::string& url, const HttpGetOptions& options);
 
 // Whether a NameNode's reply says it is the standby of an HA pair: 403 with a StandbyException
 // RemoteException ("Operation category WRITE is not supported in state standby").
