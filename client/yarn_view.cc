@@ -80,8 +80,9 @@ Result<rpc::JobStatus> YarnJobStatus(const std::string& app_id, rpc::JobStatus l
     hadoop::hdfs::HttpGetOptions get;
     get.max_bytes = kMaxStatusBytes;
     get.negotiate = rm.cluster.conf.kerberos;
-    // On a Kerberized cluster the proxy first shows a user who does not own the application a
-    // warning page; this cookie is how a browser says the user went on (WebAppProxyServlet).
+    // A standalone web proxy (yarn.web-proxy.address) on a Kerberized cluster first shows a user
+    // who does not own the application a warning page; this cookie is how a browser says the
+    // user went on (WebAppProxyServlet). The RMs' own proxy shows none.
     get.headers.push_back("Cookie: checked_" + app_id + "=true");
     if (withheld) {
       why_not_live = "user " + rm.cluster.user +
