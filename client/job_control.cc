@@ -261,6 +261,11 @@ int ShowStatus(const std::string& id_or_path) {
   if (IsFinished(*status)) std::cout << " " << rpc::FinalStatus_Name(status->final_status());
   std::cout << "\n" << RenderTaskTable(*status);
   if (IsFinished(*status)) std::cout << RenderSummary(*status);
+  // A running job's message says why its table may be short (a YARN job whose AM could not be
+  // read: client/yarn_view.h).
+  if (!IsFinished(*status) && !status->message().empty()) {
+    std::cout << Printable(status->message()) << "\n";
+  }
   return IsFinished(*status) && !Succeeded(*status) ? 1 : 0;
 }
 

@@ -511,6 +511,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   sub.type = spec.type.empty() ? "TONY" : spec.type;
   sub.tags = spec.tags;
   sub.node_label = conf.GetOr("tony.application.node-label", "");
+  sub.view_acl = spec.view_acl;
+  sub.modify_acl = spec.modify_acl;
   sub.am_resource = {spec.am_memory_mb, spec.am_vcores, spec.am_gpus};
   for (const auto& f : am_files) {
     yarn::AddLocalResource(&sub.am_container, f.name,
@@ -523,6 +525,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
                        hadoop::FormatFailoverPolicy(cluster->conf.rm_failover));
   yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
+  yarn::AddEnvironment(&sub.am_container, engine::kWebProxyEnv,
+                       Join(cluster->conf.WebProxyAddresses(), ","));
   // The job secret as a secret key of the AM's credentials, never in a file, the environment or
   // the command line (engine/yarn/yarn_engine.cc does the same for every executor).
   // On a Kerberized cluster the delegation tokens go with it (client/yarn_security.h).
@@ -661,6 +665,17 @@ int KillYarnApplication(const std::string& application_id, const std::string& co
   auto rm_client = MakeRmClient(cluster->conf, cluster->security, *rm_servers);
   yarn::ApplicationClient& rm = *rm_client;
   Status s = rm.ForceKillApplication(*app, "killed by user (tony kill)");
+  if (s.code() == StatusCode::kPermissionDenied) {
+    // The RM checks the application's modify ACL (tony.application.modify-acls) when the cluster
+    // has yarn.acl.enable=true.
+    return Fail(PermissionDenied("tony kill " + application_id + ": permission denied: user " +
+                                 cluster->user +
+                                 " may not kill it (only its owner, the users and groups of its "
+                                 "modify ACL tony.application.modify-acls, and the cluster's and "
+                                 "queue's admins may); the ResourceManager says: " +
+                                 s.message()),
+                kExitJobFailed);
+  }
   if (!s.ok()) return Fail(s, kExitJobFailed);
   std::string state = AwaitEnd(rm, *app, 60s);
   RemoveStaging(*cluster, application_id);

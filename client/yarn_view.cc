@@ -14,6 +14,9 @@ namespace {
 namespace yarn = hadoop::yarn;
 namespace pb = hadoop::yarn::pb;
 
+// A live status.json: a task table, far below this.
+constexpr size_t kMaxStatusBytes = 16 << 20;
+
 struct Rm {
   Cluster cluster;
   std::unique_ptr<yarn::ApplicationClient> client;
@@ -26,11 +29,26 @@ Result<Rm> ConnectFor(const std::string& conf_dir, const Configuration& keys = C
   return rm;
 }
 
-// The AM's own URL (what it registered), not the RM's proxy: the proxy may need a browser's
-// login, the AM's endpoint answers anyone who can reach it.
-std::string AmStatusUrl(const pb::ApplicationReportProto& report) {
-  const std::string& url = report.originaltrackingurl();
-  if (!StartsWith(url, "http://")) return "";
+// The application's tracking URL as the RM reports it: its web proxy's /proxy/<app>/, which
+// answers for the AM (the AM's own endpoint answers the proxy only, coordinator/status_http.h).
+// An RM that reports its proxy on port 0 (it was told to bind an ephemeral port, as on a
+// minicluster) cannot be reached there: the proxy of our configuration takes its place
+// (hadoop::ClusterConf::WebProxyAddresses). Empty before the AM registered its endpoint.
+std::string ProxyStatusUrl(const pb::ApplicationReportProto& report,
+                           const hadoop::ClusterConf& conf) {
+  if (report.originaltrackingurl().empty() || report.originaltrackingurl() == "N/A") return "";
+  std::string url = report.trackingurl();
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos || !(StartsWith(url, "http://") || StartsWith(url, "https://"))) {
+    return "";
+  }
+  size_t path = url.find('/', scheme + 3);
+  std::string authority =
+      url.substr(scheme + 3, path == std::string::npos ? std::string::npos : path - scheme - 3);
+  if (EndsWith(authority, ":0") && !conf.WebProxyAddresses().empty()) {
+    url = url.substr(0, scheme + 3) + conf.WebProxyAddresses().front() +
+          (path == std::string::npos ? "/" : url.substr(path));
+  }
   return url;
 }
 
@@ -55,12 +73,27 @@ Result<rpc::JobStatus> YarnJobStatus(const std::string& app_id, rpc::JobStatus l
   if (report->yarn_application_state() == pb::RUNNING) {
     // Live: the AM's read-only status endpoint has the task table (the control plane needs the
     // job secret, which only the job's own processes hold).
-    std::string url = AmStatusUrl(*report);
-    if (url.empty()) {
+    // The RM's report to a caller outside the view ACL says "N/A" for the AM's host and URLs
+    // (RMAppImpl.createAndGetApplicationReport); a RUNNING application's AM registered its host.
+    bool withheld = report->host() == "N/A" && report->originaltrackingurl() == "N/A";
+    std::string url = withheld ? "" : ProxyStatusUrl(*report, rm.cluster.conf);
+    hadoop::hdfs::HttpGetOptions get;
+    get.max_bytes = kMaxStatusBytes;
+    get.negotiate = rm.cluster.conf.kerberos;
+    get.trust = rm.cluster.webhdfs.trust;  // the proxy is https where yarn.http.policy says so
+    // A standalone web proxy (yarn.web-proxy.address) on a Kerberized cluster first shows a user
+    // who does not own the application a warning page; this cookie is how a browser says the
+    // user went on (WebAppProxyServlet). The RMs' own proxy shows none.
+    get.headers.push_back("Cookie: checked_" + app_id + "=true");
+    if (withheld) {
+      why_not_live = "user " + rm.cluster.user +
+                     " may not view its details: the ResourceManager withholds them from users "
+                     "outside its view ACL (tony.application.view-acls)";
+    } else if (url.empty()) {
       why_not_live = "the AM has not registered its status endpoint yet";
-    } else if (auto body = hadoop::hdfs::HttpGet(url); !body.ok()) {
-      why_not_live =
-          "the AM's status endpoint " + url + " did not answer: " + body.status().message();
+    } else if (auto body = hadoop::hdfs::HttpGet(url, get); !body.ok()) {
+      why_not_live = "the ResourceManager's web proxy " + url +
+                     " did not answer for the AM: " + body.status().message();
     } else if (auto live = history::ParseJobStatus(*body, url); !live.ok()) {
       why_not_live = live.status().message();
     } else {

@@ -419,11 +419,32 @@ void BuildGroupDependencies(Validator& v, const Configuration& conf,
   }
 }
 
+// A YARN ACL (AccessControlList's form): "*", or users and groups, each comma-separated, split
+// by one space ("alice,bob admins", " admins" for groups only); blank is " ": the owner only.
+std::string ReadAcl(Validator& v, const std::string& key) {
+  std::string value = v.String(key);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
+  if (Trim(value).empty()) return " ";
+  if (Trim(value) == "*") return "*";
+  size_t space = value.find(' ');
+  bool ok = value.find_first_of("\t\r\n") == std::string::npos &&
+            (space == std::string::npos || value.find(' ', space + 1) == std::string::npos);
+  if (!ok) {
+    v.AddError(v.Describe(key) +
+               ": expected YARN's ACL form \"user1,user2 group1,group2\" (users, one space, "
+               "groups), \"*\" for everyone, or empty for the owner only");
+    return " ";
+  }
+  return value;
+}
+
 void ReadApplication(Validator& v, JobSpec& spec) {
   spec.name = v.String("tony.application.name");
   spec.type = v.String("tony.application.type");
   spec.queue = std::string(Trim(v.String("tony.yarn.queue")));
   spec.tags = v.List("tony.application.tags");
+  spec.view_acl = ReadAcl(v, "tony.application.view-acls");
+  spec.modify_acl = ReadAcl(v, "tony.application.modify-acls");
   spec.framework = ToLower(v.Enum("tony.application.framework"));
   spec.mode = ToLower(v.Enum("tony.application.distributed-mode")) == "fcfs"
                   ? DistributedMode::kFcfs

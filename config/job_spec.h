@@ -96,8 +96,12 @@ struct JobSpec {
   std::string type;               // tony.application.type
   std::string queue;              // tony.yarn.queue
   std::vector<std::string> tags;  // tony.application.tags
-  std::string framework;          // lower case: tensorflow, pytorch, horovod, mxnet, jax,
-                                  // standalone, generic
+  // The application's YARN ACLs (tony.application.view-acls / modify-acls) as the submission
+  // context carries them: "*", "users groups", or " " for nobody but the owner and the admins.
+  std::string view_acl = "*";
+  std::string modify_acl = " ";
+  std::string framework;  // lower case: tensorflow, pytorch, horovod, mxnet, jax,
+                          // standalone, generic
   DistributedMode mode = DistributedMode::kGang;
   std::vector<RoleSpec> roles;  // every role with instances > 0, sorted by name
 

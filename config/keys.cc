@@ -47,6 +47,15 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
   k.push_back(Str("tony.application.type", "TONY", "YARN application type."));
   k.push_back(List("tony.application.tags", "", "Application tags."));
   k.push_back(Str("tony.application.node-label", "", "Node-label expression for the app."));
+  // TonY's fixed application ACLs (VIEW_APP "*", MODIFY_APP " ") as keys of ours.
+  k.push_back(Str("tony.application.view-acls", "*",
+                  "YARN: who may view the application (its report, diagnostics and tracking "
+                  "URL), in YARN's ACL form \"user1,user2 group1,group2\"; * for everyone; empty "
+                  "for the owner only. The owner and the cluster's admins always may."));
+  k.push_back(Str("tony.application.modify-acls", "",
+                  "YARN: who may modify (kill) the application, in YARN's ACL form \"user1,user2 "
+                  "group1,group2\"; empty for the owner only. The owner and the cluster's admins "
+                  "always may."));
   k.push_back({"tony.application.framework", KeyType::kEnum, "tensorflow", "",
                "Framework runtime that builds each task's environment.", FrameworkNames()});
   k.push_back({"tony.application.distributed-mode",

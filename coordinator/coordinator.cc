@@ -121,6 +121,26 @@ Status Coordinator::StartStatusEndpoint() {
   if (!options_.status_endpoint) return Status::Ok();
   status_http_ = std::make_unique<StatusHttpServer>(
       io_, [this]() -> Result<std::string> { return history::JobStatusJson(Snapshot()); });
+  if (options_.status_proxies) {
+    // Resolved once, before the loop serves anything (AmIpFilter re-resolves every 5 minutes;
+    // a job outliving a move of the RM's proxy to another address is refused by it).
+    std::vector<std::string> unresolved;
+    auto proxies = ResolveProxyHosts(*options_.status_proxies, &unresolved);
+    for (const auto& host : unresolved) {
+      TONY_LOG(kWarning) << "status endpoint: the RM's web proxy " << host
+                         << " does not resolve; its requests will be refused";
+    }
+    std::string names;
+    for (const auto& a : proxies) names += (names.empty() ? "" : ", ") + a.to_string();
+    if (proxies.empty()) {
+      TONY_LOG(kWarning) << "status endpoint: no address of the RM's web proxy ("
+                         << Join(*options_.status_proxies, ", ")
+                         << "); it answers nobody with the job's status";
+    } else {
+      TONY_LOG(kInfo) << "status endpoint answers the RM's web proxy only: " << names;
+    }
+    status_http_->AllowOnly(proxies);
+  }
   TONY_ASSIGN_OR_RETURN(int port, status_http_->Start(options_.bind_host));
   tracking_url_ = "http://" + options_.advertised_host + ":" + std::to_string(port) + "/";
   TONY_LOG(kInfo) << "read-only status endpoint at " << tracking_url_;

@@ -51,6 +51,9 @@ struct CoordinatorOptions {
   // Serve the read-only status endpoint (coordinator/status_http.h) on bind_host and pass its
   // URL to the engine (YARN: the tracking URL).
   bool status_endpoint = false;
+  // The RM's web proxy, host:port each (engine/yarn_contract.h kWebProxyEnv): the only peers the
+  // status endpoint answers with the job; others get 403. Unset: every peer (tests).
+  std::optional<std::vector<std::string>> status_proxies;
 };
 
 using EngineFactory = std::function<std::unique_ptr<engine::Engine>(asio::io_context&)>;

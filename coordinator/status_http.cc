@@ -1,5 +1,7 @@
 #include "coordinator/status_http.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -27,6 +29,72 @@ std::string Plain(int code, const char* reason, const std::string& why) {
 
 }  // namespace
 
+bool PeerConnectionLimits::TryOpen(const asio::ip::address& peer, bool proxy) {
+  int& from_peer = open_[peer];
+  if (from_peer >= (proxy ? kPerProxy : kPerPeer) || (!proxy && others_ >= kOthers)) {
+    if (from_peer == 0) open_.erase(peer);
+    return false;
+  }
+  ++from_peer;
+  if (!proxy) ++others_;
+  return true;
+}
+
+void PeerConnectionLimits::Close(const asio::ip::address& peer, bool proxy) {
+  auto it = open_.find(peer);
+  if (it == open_.end()) return;
+  if (--it->second == 0) open_.erase(it);
+  if (!proxy) --others_;
+}
+
+int PeerConnectionLimits::Open(const asio::ip::address& peer) const {
+  auto it = open_.find(peer);
+  return it == open_.end() ? 0 : it->second;
+}
+
+asio::ip::address PlainAddress(const asio::ip::address& address) {
+  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+    return asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6());
+  }
+  return address;
+}
+
+std::vector<asio::ip::address> ResolveProxyHosts(const std::vector<std::string>& host_ports,
+                                                 std::vector<std::string>* unresolved) {
+  std::vector<asio::ip::address> out;
+  asio::io_context io;
+  asio::ip::tcp::resolver resolver(io);
+  for (const std::string& host_port : host_ports) {
+    size_t colon = host_port.rfind(':');
+    std::string host = colon == std::string::npos ? host_port : host_port.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);
+    }
+    if (host.empty() || host == "0.0.0.0" || host == "::") {
+      std::array<char, 256> name{};
+      if (::gethostname(name.data(), name.size() - 1) == 0) host = name.data();
+    }
+    std::error_code ec;
+    auto results = resolver.resolve(host, "", ec);
+    if (ec || results.empty()) {
+      if (unresolved != nullptr) unresolved->push_back(host_port);
+      continue;
+    }
+    for (const auto& r : results) {
+      asio::ip::address a = PlainAddress(r.endpoint().address());
+      if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+    }
+  }
+  return out;
+}
+
+std::string StatusHttpServer::Forbidden() {
+  return Plain(403, "Forbidden",
+               "forbidden: this endpoint answers the ResourceManager's web proxy only; read the "
+               "job at its tracking URL (the ResourceManager's /proxy/<application id>/) or with "
+               "`tony status <application id>`");
+}
+
 std::string StatusHttpServer::Respond(std::string_view head, const std::string& status_json,
                                       bool ok) {
   auto req = ParseHttpRequestHead(head);
@@ -49,15 +117,19 @@ std::string StatusHttpServer::Respond(std::string_view head, const std::string& 
 // One connection: read the head (bounded in size and time), answer, close.
 class StatusHttpServer::Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(asio::ip::tcp::socket socket, StatusHttpServer* server)
+  // `peer` was counted in the server's limits (TryOpen, as the proxy or not); `allowed`: it may
+  // read the job.
+  Session(asio::ip::tcp::socket socket, StatusHttpServer* server, const asio::ip::address& peer,
+          bool proxy, bool allowed)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         timeout_(server->request_timeout_),
         status_json_(server->status_json_),
-        open_(server->open_) {
-    ++*open_;
-  }
-  ~Session() { --*open_; }
+        limits_(server->limits_),
+        peer_(peer),
+        proxy_(proxy),
+        allowed_(allowed) {}
+  ~Session() { limits_->Close(peer_, proxy_); }
 
   void Start() {
     timer_.expires_after(timeout_);
@@ -86,6 +158,7 @@ class StatusHttpServer::Session : public std::enable_shared_from_this<Session> {
   }
 
   void Answer(std::string_view head) {
+    if (!allowed_) return Write(Forbidden());
     Result<std::string> json = status_json_();
     Write(Respond(head, json.ok() ? *json : json.status().message(), json.ok()));
   }
@@ -110,7 +183,10 @@ class StatusHttpServer::Session : public std::enable_shared_from_this<Session> {
   asio::steady_timer timer_;
   std::chrono::milliseconds timeout_;
   std::function<Result<std::string>()> status_json_;
-  std::shared_ptr<int> open_;
+  std::shared_ptr<PeerConnectionLimits> limits_;
+  asio::ip::address peer_;
+  bool proxy_;
+  bool allowed_;
   std::array<char, 1024> chunk_{};
   std::string buffer_;
   std::string response_;
@@ -119,12 +195,14 @@ class StatusHttpServer::Session : public std::enable_shared_from_this<Session> {
 StatusHttpServer::StatusHttpServer(asio::io_context& io,
                                    std::function<Result<std::string>()> status_json,
                                    std::chrono::milliseconds request_timeout)
-    : io_(io),
-      status_json_(std::move(status_json)),
-      request_timeout_(request_timeout),
-      acceptor_(io) {}
+    : status_json_(std::move(status_json)), request_timeout_(request_timeout), acceptor_(io) {}
 
 StatusHttpServer::~StatusHttpServer() { Stop(); }
+
+void StatusHttpServer::AllowOnly(const std::vector<asio::ip::address>& peers) {
+  allowed_.emplace();
+  for (const auto& p : peers) allowed_->insert(PlainAddress(p));
+}
 
 Result<int> StatusHttpServer::Start(const std::string& bind_host) {
   std::error_code ec;
@@ -148,12 +226,19 @@ void StatusHttpServer::Stop() {
 void StatusHttpServer::Accept() {
   acceptor_.async_accept([this](const std::error_code& ec, asio::ip::tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-    if (!ec) {
-      if (*open_ >= kMaxConnections) {
+    std::error_code peer_ec;
+    asio::ip::tcp::endpoint remote =
+        ec ? asio::ip::tcp::endpoint() : socket.remote_endpoint(peer_ec);
+    if (!ec && !peer_ec) {
+      asio::ip::address peer = PlainAddress(remote.address());
+      // Without an allow-list every peer is answered, and every peer is held to kPerPeer.
+      bool allowed = !allowed_ || allowed_->count(peer) > 0;
+      bool proxy = allowed_ && allowed;
+      if (limits_->TryOpen(peer, proxy)) {
+        std::make_shared<Session>(std::move(socket), this, peer, proxy, allowed)->Start();
+      } else {
         std::error_code ignored;
         socket.close(ignored);
-      } else {
-        std::make_shared<Session>(std::move(socket), this)->Start();
       }
     }
     Accept();

@@ -35,6 +35,9 @@ inline constexpr char kResourcesFile[] = "tony-resources.txt";
 inline constexpr char kSchedulerAddressEnv[] = "TONY_YARN_SCHEDULER_ADDRESS";
 // The client's yarn.client.failover-* policy (hadoop::FormatFailoverPolicy).
 inline constexpr char kRmFailoverEnv[] = "TONY_YARN_RM_FAILOVER";
+// Where the RM's web proxy runs (hadoop::ClusterConf::WebProxyAddresses), host:port,
+// comma-separated: the only peers the AM's status endpoint answers with the job's details.
+inline constexpr char kWebProxyEnv[] = "TONY_YARN_WEB_PROXY";
 // The job's HDFS staging dir, and the NameNode HTTP address and user to remove it with (WebHDFS).
 inline constexpr char kStagingDirEnv[] = "TONY_YARN_STAGING_DIR";
 inline constexpr char kStagingNameNodeEnv[] = "TONY_YARN_STAGING_NAMENODE_HTTP";

@@ -120,7 +120,8 @@ bool IsCertificateRefused(CURLcode rc) {
 // `negotiate`: answer the NameNode's 401 with SPNEGO (libcurl's GSS-API Negotiate).
 Result<Reply> Exchange(const std::string& method, const std::string& url, Body* body,
                        int64_t body_size, bool negotiate = false,
-                       size_t max_body = kMaxJsonReplyBytes, const TlsTrust& trust = {}) {
+                       size_t max_body = kMaxJsonReplyBytes, const TlsTrust& trust = {},
+                       const std::vector<std::string>& extra_headers = {}) {
   if (!IsHttpUrl(url)) {
     return InvalidArgument("WebHDFS " + method + " " + RedactUrl(url) +
                            ": only http:// and https:// URLs are allowed");
@@ -154,6 +155,7 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
     curl_easy_setopt(c, CURLOPT_USERPWD, ":");  // the user comes from the Kerberos ticket
   }
   curl_slist* headers = curl_slist_append(nullptr, "Expect:");
+  for (const auto& h : extra_headers) headers = curl_slist_append(headers, h.c_str());
   if (method == "PUT") {
     headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
     curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
@@ -377,7 +379,15 @@ Result<std::string> WebHdfs::GetDelegationToken(const std::string& renewer) {
 }
 
 Result<std::string> HttpGet(const std::string& url, size_t max_bytes, const TlsTrust& trust) {
-  TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", url, nullptr, 0, false, max_bytes, trust));
+  HttpGetOptions options;
+  options.max_bytes = max_bytes;
+  options.trust = trust;
+  return HttpGet(url, options);
+}
+
+Result<std::string> HttpGet(const std::string& url, const HttpGetOptions& options) {
+  TONY_ASSIGN_OR_RETURN(Reply r, Exchange("GET", url, nullptr, 0, options.negotiate,
+                                          options.max_bytes, options.trust, options.headers));
   if (r.code != 200) {
     return Unavailable("GET " + url + ": HTTP " + std::to_string(r.code) + ": " +
                        r.body.substr(0, 300));

@@ -58,6 +58,15 @@ inline constexpr size_t kMaxHttpGetBytes = 256 << 20;  // HttpGet: a container's
 // an error with the status code and the start of the body. https URLs are verified with `trust`.
 Result<std::string> HttpGet(const std::string& url, size_t max_bytes = kMaxHttpGetBytes,
                             const TlsTrust& trust = {});
+struct HttpGetOptions {
+  size_t max_bytes = kMaxHttpGetBytes;
+  // Answer a 401 with SPNEGO (libcurl's GSS-API Negotiate, the Kerberos ticket's user), as a
+  // Kerberized cluster's web UIs and the RM's web proxy ask.
+  bool negotiate = false;
+  std::vector<std::string> headers;  // extra request headers, "Name: value"
+  TlsTrust trust;                    // the CAs for an https URL (the system's when empty)
+};
+Result<std::string> HttpGet(const std::string& url, const HttpGetOptions& options);
 
 // Whether the DataNode URL of a NameNode's 307 (`location`) may be followed: only http or https
 // (a file:// one would make CREATE write, or OPEN read, a local file); only https when the

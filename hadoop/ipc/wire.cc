@@ -188,12 +188,27 @@ Status RemoteErrorStatus(const RpcResponseHeaderProto& header) {
       text.substr(java_class.size()).starts_with(": ")) {
     text.remove_prefix(java_class.size() + 2);
   }
-  std::string message = java_class.empty() ? std::string("remote error") : java_class;
+  std::string outer = java_class.empty() ? std::string("remote error") : java_class;
+  StatusCode code = CodeForException(java_class);
+  // YARN wraps what it refuses in a YarnException whose message is the cause's toString()
+  // (RPCUtil.getRemoteException): "org.apache.hadoop.security.AccessControlException: User x
+  // cannot perform operation MODIFY_APP on application_...". The cause decides the code.
+  if (size_t colon = text.find(": "); code == StatusCode::kInternal &&
+                                      colon != std::string_view::npos &&
+                                      text.substr(0, colon).find(' ') == std::string_view::npos &&
+                                      text.substr(0, colon).find('.') != std::string_view::npos) {
+    if (StatusCode inner = CodeForException(text.substr(0, colon));
+        inner != StatusCode::kInternal) {
+      code = inner;
+      outer = std::string(text.substr(0, colon));
+      text.remove_prefix(colon + 2);
+    }
+  }
+  std::string message = outer;
   if (!text.empty()) message += ": " + std::string(text);
   if (header.has_errordetail()) {
     message += " [" + RpcResponseHeaderProto::RpcErrorCodeProto_Name(header.errordetail()) + "]";
   }
-  StatusCode code = CodeForException(java_class);
   if (code == StatusCode::kInternal &&
       header.errordetail() == RpcResponseHeaderProto::FATAL_UNAUTHORIZED) {
     code = StatusCode::kUnauthenticated;

@@ -100,6 +100,12 @@ pb::ApplicationSubmissionContextProto BuildSubmissionContext(const Submission& s
   c.set_queue(s.queue);
   c.mutable_priority()->set_priority(s.priority);
   *c.mutable_am_container_spec() = s.am_container;
+  for (auto [type, acl] : {std::pair{pb::APPACCESS_VIEW_APP, &s.view_acl},
+                           std::pair{pb::APPACCESS_MODIFY_APP, &s.modify_acl}}) {
+    pb::ApplicationACLMapProto* entry = c.mutable_am_container_spec()->add_application_acls();
+    entry->set_accesstype(type);
+    entry->set_acl(*acl);
+  }
   c.set_maxappattempts(s.max_attempts);
   c.set_cancel_tokens_when_complete(s.cancel_tokens_when_complete);
   *c.mutable_resource() = ToProto(s.am_resource);  // §4.3 field 9, required

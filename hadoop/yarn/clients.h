@@ -55,6 +55,11 @@ struct Submission {
   bool cancel_tokens_when_complete = true;
   Resource am_resource;
   pb::ContainerLaunchContextProto am_container;
+  // The application's ACLs, set in the AM's launch context (§4.3 application_ACLs): who may view
+  // the application and who may modify (kill) it besides its owner and the cluster's admins;
+  // YARN's ACL form ("*", "users groups", " " for nobody else). TonY's are "*" and " ".
+  std::string view_acl = "*";
+  std::string modify_acl = " ";
 };
 pb::ApplicationSubmissionContextProto BuildSubmissionContext(const Submission& s);
 

@@ -14,6 +14,7 @@ namespace {
 constexpr int kRmPort = 8032;
 constexpr int kSchedulerPort = 8030;
 constexpr int kWebappPort = 8088;
+constexpr int kWebappHttpsPort = 8090;
 // hdfs-default.xml / HdfsClientConfigKeys.
 constexpr int kNameNodeRpcPort = 8020;
 constexpr char kNameNodeHttpDefault[] = "0.0.0.0:9870";
@@ -118,7 +119,17 @@ Status LoadResourceManagers(ClusterConf& cc) {
         RmAddress(c, "yarn.resourcemanager.scheduler.address", id, kSchedulerPort, yarn_site));
     TONY_ASSIGN_OR_RETURN(rm.webapp_address, RmAddress(c, "yarn.resourcemanager.webapp.address", id,
                                                        kWebappPort, yarn_site));
+    TONY_ASSIGN_OR_RETURN(
+        rm.webapp_https_address,
+        RmAddress(c, "yarn.resourcemanager.webapp.https.address", id, kWebappHttpsPort, yarn_site));
     cc.resource_managers.push_back(std::move(rm));
+  }
+  // The web proxy (YarnConfiguration.PROXY_ADDRESS; YarnConfiguration.useHttps).
+  cc.web_https = ToLower(Trim(c.GetOr("yarn.http.policy", "HTTP_ONLY"))) == "https_only";
+  if (auto proxy = c.Get("yarn.web-proxy.address"); proxy && !Trim(*proxy).empty()) {
+    cc.web_proxy_address = std::string(Trim(*proxy));
+    TONY_RETURN_IF_ERROR(
+        CheckAddress(c, "yarn.web-proxy.address", cc.web_proxy_address, yarn_site));
   }
   // RMProxy.createRetryPolicy's HA branch.
   TONY_ASSIGN_OR_RETURN(int64_t wait, IntKey(c, "yarn.resourcemanager.connect.max-wait.ms",
@@ -245,6 +256,15 @@ Status LoadNameNodes(ClusterConf& cc) {
 std::vector<std::string> ClusterConf::RmAddresses() const {
   std::vector<std::string> out;
   for (const auto& rm : resource_managers) out.push_back(rm.address);
+  return out;
+}
+
+std::vector<std::string> ClusterConf::WebProxyAddresses() const {
+  if (!web_proxy_address.empty()) return {web_proxy_address};
+  std::vector<std::string> out;
+  for (const auto& rm : resource_managers) {
+    out.push_back(web_https ? rm.webapp_https_address : rm.webapp_address);
+  }
   return out;
 }
 

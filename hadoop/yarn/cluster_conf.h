@@ -42,6 +42,7 @@ struct ResourceManagerAddresses {
   std::string scheduler_address;  // yarn.resourcemanager.scheduler.address[.id] (§4.3: the AM
                                   // is told this by us, not by the RM)
   std::string webapp_address;     // yarn.resourcemanager.webapp.address[.id]
+  std::string webapp_https_address;  // yarn.resourcemanager.webapp.https.address[.id]
 };
 
 struct NameNodeAddresses {
@@ -77,7 +78,17 @@ struct ClusterConf {
   hdfs::TrustStoreFile ssl_client;  // ssl-client.xml's trust store; location empty: none
   Configuration raw;
 
+  // The RM's web proxy: yarn.web-proxy.address (a standalone WebAppProxyServer), empty when the
+  // ResourceManagers run it in their web apps; yarn.http.policy=HTTPS_ONLY makes the web
+  // addresses the .https ones.
+  std::string web_proxy_address;
+  bool web_https = false;
+
   std::vector<std::string> RmAddresses() const;
+  // Where the RM's web proxy runs, host:port, as AMs' IP filters take it
+  // (WebAppUtils.getProxyHostsAndPortsForAmFilter): yarn.web-proxy.address, else every
+  // ResourceManager's web app address (webapp.https.address with HTTPS_ONLY), in rm-ids order.
+  std::vector<std::string> WebProxyAddresses() const;
   std::vector<std::string> SchedulerAddresses() const;
   std::vector<std::string> NameNodeHttpAddresses() const;
   // Where WebHDFS goes: the https addresses with webhdfs_https, else the http ones.

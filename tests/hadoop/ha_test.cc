@@ -58,6 +58,47 @@ TEST(ClusterConfTest, WithoutHaOneResourceManagerFromTheHostnameAndDefaultPorts)
   EXPECT_EQ(c->rm_failover.connect_retries, 0);
 }
 
+// The hosts whose requests the AM's status endpoint answers (coordinator/status_http.h), as
+// YARN's AmIpFilter finds them: yarn.web-proxy.address, else every RM's web app address.
+TEST(ClusterConfTest, WebProxyAddressesAreTheProxyElseEveryResourceManagersWebApp) {
+  auto plain = ParseClusterConf(Site({{"yarn.resourcemanager.hostname", "rm.example.com"}}), "/c");
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->WebProxyAddresses(), std::vector<std::string>{"rm.example.com:8088"});
+
+  auto https = ParseClusterConf(Site({{"yarn.resourcemanager.hostname", "rm.example.com"},
+                                      {"yarn.http.policy", "HTTPS_ONLY"}}),
+                                "/c");
+  ASSERT_TRUE(https.ok()) << https.status().ToString();
+  EXPECT_EQ(https->WebProxyAddresses(), std::vector<std::string>{"rm.example.com:8090"});
+
+  auto ha =
+      ParseClusterConf(Site({{"yarn.resourcemanager.ha.enabled", "true"},
+                             {"yarn.resourcemanager.ha.rm-ids", "rm1,rm2"},
+                             {"yarn.resourcemanager.hostname.rm1", "master1"},
+                             {"yarn.resourcemanager.hostname.rm2", "master2"},
+                             {"yarn.resourcemanager.webapp.address.rm2", "web2:18088"},
+                             {"yarn.resourcemanager.webapp.https.address.rm1", "web1:18090"}}),
+                       "/c");
+  ASSERT_TRUE(ha.ok()) << ha.status().ToString();
+  EXPECT_EQ(ha->WebProxyAddresses(), (std::vector<std::string>{"master1:8088", "web2:18088"}));
+  ha->web_https = true;
+  EXPECT_EQ(ha->WebProxyAddresses(), (std::vector<std::string>{"web1:18090", "master2:8090"}));
+
+  auto proxy = ParseClusterConf(Site({{"yarn.resourcemanager.ha.enabled", "true"},
+                                      {"yarn.resourcemanager.ha.rm-ids", "rm1,rm2"},
+                                      {"yarn.resourcemanager.hostname.rm1", "master1"},
+                                      {"yarn.resourcemanager.hostname.rm2", "master2"},
+                                      {"yarn.web-proxy.address", " proxy.example.com:9046 "}}),
+                                "/c");
+  ASSERT_TRUE(proxy.ok()) << proxy.status().ToString();
+  EXPECT_EQ(proxy->WebProxyAddresses(), std::vector<std::string>{"proxy.example.com:9046"});
+
+  auto bad = ParseClusterConf(Site({{"yarn.web-proxy.address", "proxy.example.com"}}), "/c");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("yarn.web-proxy.address"), std::string::npos)
+      << bad.status().message();
+}
+
 TEST(ClusterConfTest, HaResourceManagersInRmIdsOrderFromAddressesOrHostnames) {
   auto c = ParseClusterConf(Site({{"yarn.resourcemanager.ha.enabled", "true"},
                                   {"yarn.resourcemanager.ha.rm-ids", " rm2 , rm1 "},

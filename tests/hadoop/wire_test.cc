@@ -182,6 +182,28 @@ TEST(HadoopWireTest, FatalUnauthorizedMapsToUnauthenticatedOrPermission) {
   EXPECT_EQ(RemoteErrorStatus(header).code(), StatusCode::kUnauthenticated);
 }
 
+// `tony kill` by a user without the modify ACL: the RM's YarnException wraps the
+// AccessControlException, which decides the code; the stack trace stays out of the message.
+TEST(HadoopWireTest, AYarnExceptionTakesItsCausesCode) {
+  RpcResponseHeaderProto header;
+  header.set_status(RpcResponseHeaderProto::ERROR);
+  header.set_exceptionclassname("org.apache.hadoop.yarn.exceptions.YarnException");
+  header.set_errormsg(
+      "org.apache.hadoop.security.AccessControlException: User mallory cannot perform operation "
+      "MODIFY_APP on application_1_0001\n\tat org.apache.hadoop.yarn.ipc.RPCUtil."
+      "getRemoteException(RPCUtil.java:38)\n");
+  Status s = RemoteErrorStatus(header);
+  EXPECT_EQ(s.code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(s.message(),
+            "org.apache.hadoop.security.AccessControlException: User mallory cannot perform "
+            "operation MODIFY_APP on application_1_0001");
+  // A cause we do not know keeps the wrapper's class and code.
+  header.set_errormsg("java.io.IOException: disk full");
+  EXPECT_EQ(RemoteErrorStatus(header).code(), StatusCode::kInternal);
+  EXPECT_EQ(RemoteErrorStatus(header).message(),
+            "org.apache.hadoop.yarn.exceptions.YarnException: java.io.IOException: disk full");
+}
+
 TEST(HadoopWireTest, RejectsTruncatedReplies) {
   EXPECT_FALSE(ParseResponseFrame(Bytes({0x06, 0x08, 0x05})).ok());
   EXPECT_FALSE(ParseResponseFrame(Bytes({0x02, 0x08, 0x05, 0x09, 0x01})).ok());

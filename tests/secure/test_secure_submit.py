@@ -15,7 +15,13 @@ cache, only HADOOP_TOKEN_FILE_LOCATION: the job runs as the tokens' owner and it
 a second job with the same file runs too (the RM did not cancel the scheduler's tokens). With a
 ticket, a file without an RM token is a warning and the ticket submits. A file without an RM delegation token (and no ticket) is refused naming that token and kinit; a
 file that is not a credentials file is refused naming the variable and the path, and one whose RM
-token was cancelled naming the file and the token; none stages anything."""
+token was cancelled naming the file and the token; none stages anything.
+
+While a job runs, `tony status <application id>` from another TONY_HOME shows its tasks: it reads
+the AM's status endpoint through the RM's web proxy (the AM answers nobody else). The client asks
+with Negotiate, but this minicluster's RM web app does not ask for SPNEGO (that takes
+hadoop.http.filter.initializers, which would apply to every daemon in the JVM), so only that the
+proxied read works on a Kerberized cluster is shown here, not the SPNEGO exchange."""
 import os
 import re
 import subprocess
@@ -24,7 +30,7 @@ import time
 import pytest
 
 from secure_cluster import PROXY_USER, USER, running_secure_minicluster
-from tonytest import SYSTEM_PYTHON, Tony, tony_xml, write
+from tonytest import SYSTEM_PYTHON, Tony, eventually, tony_xml, write
 
 # Each task reads a file from HDFS over WebHDFS with the delegation token of its container's
 # credentials file: no Kerberos ticket exists in the container.
@@ -358,3 +364,39 @@ def test_a_token_file_whose_rm_token_was_cancelled_is_refused_naming_it(tmp_path
                      r.stderr), r.stderr
     assert "it expired, was cancelled, or is another ResourceManager's" in r.stderr, r.stderr
     assert_nothing_staged(tony)
+
+
+# A task that runs until the test lets it go.
+WAIT = """import os, sys, time
+deadline = time.time() + 300
+while not os.path.exists(sys.argv[1]) and time.time() < deadline:
+    time.sleep(0.2)
+"""
+
+
+def test_status_from_another_home_reads_the_am_through_the_proxy_with_spnego(tmp_path, cluster):
+    tony = secure_tony(tmp_path, cluster)
+    other = Tony(tmp_path / "other")
+    other.env.update(cluster.env())
+    src = tmp_path / "src"
+    release = tmp_path / "release"
+    write(str(src / "job.py"), WAIT)
+    xml = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "pytorch", "tony.worker.instances": "2",
+        "tony.worker.memory": "256m", "tony.am.memory": "256m"})
+    proc = tony.start("submit", "--executes", "job.py", "--task_params", str(release),
+                      "--python_binary_path", SYSTEM_PYTHON, "--src_dir", str(src),
+                      "--conf_file", xml)
+    try:
+        app_id = eventually(lambda: tony.running_job(tasks=2), timeout=180, interval=0.5,
+                            what="both tasks running")
+        st = other.run("status", app_id)
+        assert st.returncode == 0, st.stdout + st.stderr
+        rows = re.findall(r"^worker\s+(\d)\s+RUNNING\b", st.stdout, re.M)
+        assert sorted(rows) == ["0", "1"], st.stdout + st.stderr
+    finally:
+        release.write_text("go")
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -298,6 +298,29 @@ TEST_F(JobSpecTest, JobSpecFromDefaults) {
   EXPECT_EQ(spec->chief_index, 0);
 }
 
+// Issue 28: TonY's application ACLs by default (VIEW_APP "*", MODIFY_APP " ": the owner only),
+// ours by key in YARN's ACL form; anything else is refused naming the key.
+TEST_F(JobSpecTest, ApplicationAclsDefaultToTonysAndTakeYarnsAclForm) {
+  Result<JobSpec> defaults = BuildJobSpec(Runnable());
+  ASSERT_TRUE(defaults.ok()) << defaults.status().ToString();
+  EXPECT_EQ(defaults->view_acl, "*");
+  EXPECT_EQ(defaults->modify_acl, " ");
+  Configuration conf = Runnable();
+  ASSERT_TRUE(conf.AddOverride("tony.application.view-acls=alice,bob analysts").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.application.modify-acls=alice").ok());
+  Result<JobSpec> spec = BuildJobSpec(conf);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->view_acl, "alice,bob analysts");
+  EXPECT_EQ(spec->modify_acl, "alice");
+  Configuration bad = Runnable();
+  ASSERT_TRUE(bad.AddOverride("tony.application.modify-acls=alice bob carol").ok());
+  Result<JobSpec> refused = BuildJobSpec(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("tony.application.modify-acls = \"alice bob carol\" (from --conf): "
+                        "expected YARN's ACL form \"user1,user2 group1,group2\""));
+}
+
 TEST_F(JobSpecTest, JobSpecReadsEveryField) {
   Configuration conf = Runnable();
   for (const char* kv : {"tony.application.name=n",

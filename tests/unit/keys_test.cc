@@ -110,6 +110,8 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.application.type",
                                          "tony.application.tags",
                                          "tony.application.node-label",
+                                         "tony.application.view-acls",
+                                         "tony.application.modify-acls",
                                          "tony.application.framework",
                                          "tony.application.distributed-mode",
                                          "tony.application.timeout",

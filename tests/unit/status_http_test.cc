@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <asio.hpp>
 #include <chrono>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/http_request.h"
 
@@ -113,10 +116,13 @@ TEST(StatusHttpTest, TaskSummaryNamesEveryTaskByStateWithItsExitCode) {
             "(SIGKILL)); LOST chief:0");
 }
 
-// Sends `request` to the server on `port` and reads until it closes the connection.
-std::string Exchange(int port, const std::string& request) {
+// Sends `request` to the server on `port` from `source` (Linux routes all of 127/8 to lo, so a
+// test can play another host) and reads until it closes the connection.
+std::string Exchange(int port, const std::string& request, const char* source = "127.0.0.1") {
   asio::io_context io;
   asio::ip::tcp::socket s(io);
+  s.open(asio::ip::tcp::v4());
+  s.bind({asio::ip::make_address(source), 0});
   s.connect({asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
   std::error_code ec;
   asio::write(s, asio::buffer(request), ec);
@@ -189,6 +195,114 @@ TEST(StatusHttpTest, ClosesAConnectionWhoseHeadIsNotSentInTime) {
   });
   loop.join();
   EXPECT_EQ(calls, 1);
+}
+
+TEST(PeerConnectionLimitsTest, BoundsEachAddressAndAllButTheProxyTogether) {
+  PeerConnectionLimits limits;
+  auto a = asio::ip::make_address("10.0.0.1");
+  auto proxy = asio::ip::make_address("10.0.0.9");
+  for (int i = 0; i < PeerConnectionLimits::kPerPeer; ++i) EXPECT_TRUE(limits.TryOpen(a, false));
+  EXPECT_FALSE(limits.TryOpen(a, false));  // one address: kPerPeer at once
+  EXPECT_EQ(limits.Open(a), PeerConnectionLimits::kPerPeer);
+  limits.Close(a, false);
+  EXPECT_TRUE(limits.TryOpen(a, false));  // a closed one makes room
+  // Every other address together: kOthers; the proxy still gets in.
+  for (int host = 2;
+       limits.TryOpen(asio::ip::make_address("10.0.1." + std::to_string(host)), false); ++host) {
+    ASSERT_LT(host, 100);
+  }
+  EXPECT_FALSE(limits.TryOpen(asio::ip::make_address("10.0.2.1"), false));
+  for (int i = 0; i < PeerConnectionLimits::kPerProxy; ++i) {
+    EXPECT_TRUE(limits.TryOpen(proxy, true));
+  }
+  EXPECT_FALSE(limits.TryOpen(proxy, true));
+  EXPECT_EQ(limits.Open(asio::ip::make_address("10.0.2.1")), 0);  // a refusal holds nothing
+}
+
+TEST(StatusHttpTest, ResolvesTheProxyHostsToAddresses) {
+  std::vector<std::string> unresolved;
+  auto addresses = ResolveProxyHosts(
+      {"127.0.0.2:8088", "localhost:8088", "no-such-host.invalid:8088"}, &unresolved);
+  EXPECT_NE(std::find(addresses.begin(), addresses.end(), asio::ip::make_address("127.0.0.2")),
+            addresses.end());
+  EXPECT_NE(std::find(addresses.begin(), addresses.end(), asio::ip::make_address("127.0.0.1")),
+            addresses.end());
+  EXPECT_EQ(unresolved, std::vector<std::string>{"no-such-host.invalid:8088"});
+  EXPECT_EQ(PlainAddress(asio::ip::make_address("::ffff:10.1.2.3")),
+            asio::ip::make_address("10.1.2.3"));
+}
+
+// The endpoint a port scan finds: only the RM's web proxy (here 127.0.0.2) reads the job; any
+// other peer gets 403 and no byte of the status, whatever it asks.
+TEST(StatusHttpTest, AnswersTheJobToTheProxyOnlyAndForbidsEveryoneElse) {
+  asio::io_context io;
+  int calls = 0;
+  const std::string job = R"({"tasks": [{"host": "nm1", "port": 2222, "diagnostics": "x"}]})";
+  StatusHttpServer server(io, [&]() -> Result<std::string> {
+    ++calls;
+    return job;
+  });
+  server.AllowOnly({asio::ip::make_address("127.0.0.2")});
+  auto port = server.Start("127.0.0.1");
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  auto guard = asio::make_work_guard(io);
+  std::thread loop([&io] { io.run(); });
+  for (const char* request : {"GET / HTTP/1.1\r\n\r\n", "GET /status.json HTTP/1.0\r\n\r\n",
+                              "HEAD / HTTP/1.1\r\n\r\n", "GET x HTTP/1.1\r\n\r\n"}) {
+    std::string refused = Exchange(*port, request, "127.0.0.3");
+    EXPECT_EQ(refused.rfind("HTTP/1.1 403 Forbidden\r\n", 0), 0u) << refused;
+    EXPECT_EQ(refused.find("nm1"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("web proxy"), std::string::npos) << refused;
+  }
+  std::string proxied = Exchange(*port, "GET / HTTP/1.1\r\n\r\n", "127.0.0.2");
+  EXPECT_EQ(proxied.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << proxied;
+  EXPECT_NE(proxied.find(job), std::string::npos) << proxied;
+  asio::post(io, [&] {
+    server.Stop();
+    guard.reset();
+  });
+  loop.join();
+  EXPECT_EQ(calls, 1);  // refused peers never had the status built for them
+}
+
+// Issue 28: 16 idle connections from one address used to block the endpoint for everyone.
+// Now one address holds kPerPeer at most; the proxy, and other clients, are still answered.
+TEST(StatusHttpTest, IdleConnectionsFromOneAddressDoNotBlockOthers) {
+  asio::io_context io;
+  StatusHttpServer server(
+      io, []() -> Result<std::string> { return std::string("{}"); }, std::chrono::minutes(5));
+  server.AllowOnly({asio::ip::make_address("127.0.0.2")});
+  auto port = server.Start("127.0.0.1");
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  auto guard = asio::make_work_guard(io);
+  std::thread loop([&io] { io.run(); });
+  asio::io_context client;
+  std::vector<asio::ip::tcp::socket> idle;
+  for (int i = 0; i < 16; ++i) {
+    idle.emplace_back(client);
+    idle.back().connect({asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(*port)});
+  }
+  // The 16 connections are held or closed by the server; either way the others get through.
+  std::string proxied = Exchange(*port, "GET / HTTP/1.1\r\n\r\n", "127.0.0.2");
+  EXPECT_EQ(proxied.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << proxied;
+  std::string other = Exchange(*port, "GET / HTTP/1.1\r\n\r\n", "127.0.0.4");
+  EXPECT_EQ(other.rfind("HTTP/1.1 403 ", 0), 0u) << other;
+  // Past the fourth, the flooding address's connections were closed unanswered.
+  int closed = 0;
+  for (auto& s : idle) {
+    std::array<char, 16> buf{};
+    std::error_code ec;
+    s.non_blocking(false);
+    asio::write(s, asio::buffer(std::string("GET / HTTP/1.1\r\n\r\n")), ec);
+    size_t n = ec ? 0 : s.read_some(asio::buffer(buf), ec);
+    if (n == 0) ++closed;
+  }
+  EXPECT_EQ(closed, 16 - PeerConnectionLimits::kPerPeer);
+  asio::post(io, [&] {
+    server.Stop();
+    guard.reset();
+  });
+  loop.join();
 }
 
 }  // namespace

@@ -3,12 +3,21 @@ client is killed (SIGKILL), `tony status` and `tony logs` of the application id 
 cluster, from the client's own TONY_HOME (whose record nobody keeps current any more) and from a
 second one that never saw the job: the live task table from the AM's read-only status endpoint
 while it runs, the AM's container log and a task's log from the NodeManagers, the RM's final
-status once it ended, and KILLED with no task RUNNING after `tony kill`."""
+status once it ended, and KILLED with no task RUNNING after `tony kill`.
+
+The AM's endpoint answers the RM's web proxy only (issue 28). On the minicluster the RM's proxy
+connects from 127.0.0.1 (its web app's host), the address this test's clients use too, so the
+port scan is played from 127.0.0.3, another loopback address (Linux routes all of 127/8 to lo)
+that is not the proxy's: it gets 403 and no byte of the job, while `tony status` (through the
+proxy) still shows the tasks. That the AM tells the two apart by address, not by anything else,
+is what this proves."""
+import http.client
 import json
 import os
 import re
 import signal
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from tonytest import SYSTEM_PYTHON, Tony, eventually, tony_xml, write
@@ -61,6 +70,19 @@ def task_rows(stdout):
             if m.group(1) != "ROLE"}
 
 
+def get_from(url, source):
+    """GET `url` from the local address `source`: (status, body)."""
+    parsed = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=10,
+                                      source_address=(source, 0))
+    try:
+        conn.request("GET", parsed.path or "/")
+        r = conn.getresponse()
+        return r.status, r.read().decode()
+    finally:
+        conn.close()
+
+
 def status_of(tony, app_id):
     st = tony.run("status", app_id)
     return st, task_rows(st.stdout)
@@ -83,21 +105,28 @@ def test_status_and_logs_from_anywhere_while_running_and_after(minicluster, tmp_
             assert st.returncode == 0, st.stdout + st.stderr
             assert f"job {app_id} (pytorch, yarn engine): RUNNING" in st.stdout, st.stdout
             assert rows == {"worker:0": "RUNNING", "worker:1": "RUNNING"}, st.stdout
-        # The endpoint itself: read-only JSON in status.json's shape, at the URL the AM logged
-        # and registered as its tracking URL, so the RM's web proxy reaches it too.
+        # The endpoint itself, at the URL the AM logged and registered as its tracking URL:
+        # a port scan from an address that is not the RM's proxy gets 403 and nothing of the job.
         am = home2.run("logs", app_id)
         assert am.returncode == 0, am.stdout + am.stderr
         url = re.search(r"read-only status endpoint at (http://\S+)", am.stdout)
         assert url, am.stdout + am.stderr
-        # The RM's proxy is its web app's /proxy/<app>/ (the minicluster reports the proxy's
-        # address as localhost:0 in trackingUrl, so it is built from the web app's address).
+        proxies = re.search(r"status endpoint answers the RM's web proxy only: (.*)", am.stdout)
+        assert proxies, am.stdout
+        assert "127.0.0.1" in proxies.group(1).split(", "), proxies.group(0)
+        assert "127.0.0.3" not in proxies.group(1).split(", "), proxies.group(0)
+        code, body = get_from(url.group(1), "127.0.0.3")
+        assert code == 403, (code, body)
+        assert app_id not in body and "worker" not in body and "RUNNING" not in body, body
+        # The RM's proxy, its web app's /proxy/<app>/ (the minicluster reports the proxy's
+        # address as localhost:0 in trackingUrl, so it is built from the web app's address),
+        # reads read-only JSON in status.json's shape.
         proxied = f"{rm_url(minicluster)}/proxy/{app_id}/"
         assert rm_app(minicluster, app_id)["trackingUrl"].endswith(f"/proxy/{app_id}/")
-        for where in (url.group(1), proxied):
-            body = urllib.request.urlopen(where, timeout=10).read().decode()
-            live = json.loads(body)
-            assert live["job_id"] == app_id and len(live["tasks"]) == 2, (where, body)
-            assert all(t["state"] == "RUNNING" for t in live["tasks"]), (where, body)
+        body = urllib.request.urlopen(proxied, timeout=10).read().decode()
+        live = json.loads(body)
+        assert live["job_id"] == app_id and len(live["tasks"]) == 2, body
+        assert all(t["state"] == "RUNNING" for t in live["tasks"]), body
         try:
             urllib.request.urlopen(urllib.request.Request(url.group(1), data=b"x", method="POST"),
                                    timeout=10)
