@@ -165,13 +165,19 @@ def warm_bundle(tony):
     return os.path.join(home, "cache"), time.monotonic() - t0
 
 
-def run_tony(tony, conf_dir, n, bundle_cache=None):
+def run_tony(tony, conf_dir, n, bundle_cache=None, env=None):
+    """`env`: more environment for the client (a Kerberized cluster's KRB5_CONFIG, KRB5CCNAME)."""
     home = bu.TonyHome()
     stamps = os.path.join(home.path, "stamps")
     if bundle_cache:
-        os.symlink(bundle_cache, os.path.join(home.path, "cache"))
+        # A copy, not a symlink: tony refuses a cache dir that is a link (one another user could
+        # have planted); the copy keeps its 0700 mode and the bundle's recorded hash.
+        shutil.copytree(bundle_cache, os.path.join(home.path, "cache"), symlinks=True)
     try:
-        env = dict(home.env, HADOOP_CONF_DIR=conf_dir)
+        extra = {k: v for k, v in (env or {}).items() if os.environ.get(k) != v}
+        env = dict(home.env)
+        env.update(extra)
+        env["HADOOP_CONF_DIR"] = conf_dir
         argv = [tony, "submit", "--engine", "yarn", "--executes", f"date +%s.%N >> {stamps}",
                 "--conf_file", tony_xml(os.path.join(home.path, "tony.xml"), n)]
         out = open(os.path.join(home.path, "submit.out"), "w+")
