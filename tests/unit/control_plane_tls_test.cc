@@ -22,6 +22,7 @@
 #include "rpc/client.h"
 #include "rpc/server_auth.h"
 #include "rpc/tls.h"
+#include "tests/unit/counting_service.h"
 
 namespace tony::rpc {
 namespace {
@@ -62,21 +63,6 @@ TEST(MakeJobTls, AFreshKeyAndASelfSignedCertificateForTheControlPlaneName) {
   EXPECT_NE(other->key_pem, tls->key_pem);
   EXPECT_NE(other->cert_pem, tls->cert_pem);
 }
-
-// A coordinator stand-in that counts the calls that reach it.
-class CountingService final : public Coordinator::CallbackService {
- public:
-  grpc::ServerUnaryReactor* GetJobStatus(grpc::CallbackServerContext* ctx,
-                                         const GetJobStatusRequest* /*req*/,
-                                         JobStatus* resp) override {
-    handled.fetch_add(1);
-    resp->set_phase(RUNNING);
-    auto* reactor = ctx->DefaultReactor();
-    reactor->Finish(grpc::Status::OK);
-    return reactor;
-  }
-  std::atomic<int> handled{0};
-};
 
 // A TCP relay on loopback in front of `target_port` that keeps a copy of every byte it carries:
 // what anyone on the network path between an executor and the AM could read.

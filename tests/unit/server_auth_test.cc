@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rpc/client.h"
+#include "tests/unit/counting_service.h"
 
 namespace tony::rpc {
 namespace {
@@ -40,21 +41,6 @@ TEST(SecretInMetadata, FindsTheSecretAmongOtherHeaders) {
   EXPECT_FALSE(SecretInMetadata(headers.data(), 1, "s3cret"));  // only under its own key
   EXPECT_FALSE(SecretInMetadata(nullptr, 0, "s3cret"));
 }
-
-// A coordinator stand-in that counts the calls that reach it.
-class CountingService final : public Coordinator::CallbackService {
- public:
-  grpc::ServerUnaryReactor* GetJobStatus(grpc::CallbackServerContext* ctx,
-                                         const GetJobStatusRequest* /*req*/,
-                                         JobStatus* resp) override {
-    handled.fetch_add(1);
-    resp->set_phase(RUNNING);
-    auto* reactor = ctx->DefaultReactor();
-    reactor->Finish(grpc::Status::OK);
-    return reactor;
-  }
-  std::atomic<int> handled{0};
-};
 
 class SecretCheckingServer : public ::testing::Test {
  protected:

@@ -48,19 +48,25 @@ def read(path):
         return b""
 
 
-def test_the_secret_is_only_in_the_nodemanagers_token_files(minicluster, tmp_path):
+def submit_waiting(minicluster, tmp_path, framework, workers, marker):
+    """`tony submit` of TASK with `workers` workers, each waiting for `marker`: (tony, process)."""
     tony = Tony(tmp_path / "home")
     tony.env["HADOOP_CONF_DIR"] = minicluster
-    marker = str(tmp_path / "scanned")
     src = tmp_path / "src"
     write(str(src / "task.py"), TASK)
     conf = tony_xml(str(tmp_path / "tony.xml"), {
-        "tony.application.framework": "generic", "tony.worker.instances": "1",
+        "tony.application.framework": framework, "tony.worker.instances": str(workers),
         "tony.worker.memory": "256m", "tony.am.memory": "256m"})
     proc = subprocess.Popen([TONY_BIN, "submit", "--executes", "task.py", "--python_binary_path",
                              SYSTEM_PYTHON, "--src_dir", str(src), "--conf_file", conf,
                              "--shell_env", f"MARKER={marker}"], env=tony.env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return tony, proc
+
+
+def test_the_secret_is_only_in_the_nodemanagers_token_files(minicluster, tmp_path):
+    marker = str(tmp_path / "scanned")
+    tony, proc = submit_waiting(minicluster, tmp_path, "generic", 1, marker)
     try:
         data = os.path.join(minicluster, "data")
         app = eventually(lambda: tony.running_job(tasks=1), timeout=180, what="the task to run")
@@ -86,14 +92,7 @@ def test_the_control_plane_is_tls_pinned_to_the_job(minicluster, tmp_path):
     tcpdump = shutil.which("tcpdump")
     if tcpdump is None:
         pytest.fail("tcpdump is needed to capture the control plane (scripts/setup.sh installs it)")
-    tony = Tony(tmp_path / "home")
-    tony.env["HADOOP_CONF_DIR"] = minicluster
     marker = str(tmp_path / "captured")
-    src = tmp_path / "src"
-    write(str(src / "task.py"), TASK)
-    conf = tony_xml(str(tmp_path / "tony.xml"), {
-        "tony.application.framework": "tensorflow", "tony.worker.instances": "2",
-        "tony.worker.memory": "256m", "tony.am.memory": "256m"})
     # Every TCP packet of this host from before the submit, so that the connections' first
     # requests (which carry the secret in full; later ones refer to it by HPACK index) are in it.
     # -Z root: tcpdump would otherwise drop to a user that cannot write the test's temp dir.
@@ -106,10 +105,7 @@ def test_the_control_plane_is_tls_pinned_to_the_job(minicluster, tmp_path):
     eventually(lambda: os.path.exists(capture) or dump.poll() is not None, timeout=30,
                what="tcpdump to start")
     assert dump.poll() is None, dump.stderr.read()
-    proc = subprocess.Popen([TONY_BIN, "submit", "--executes", "task.py", "--python_binary_path",
-                             SYSTEM_PYTHON, "--src_dir", str(src), "--conf_file", conf,
-                             "--shell_env", f"MARKER={marker}"], env=tony.env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    tony, proc = submit_waiting(minicluster, tmp_path, "tensorflow", 2, marker)
     try:
         data = os.path.join(minicluster, "data")
         app = eventually(lambda: tony.running_job(tasks=2), timeout=180, what="the tasks to run")
