@@ -117,11 +117,14 @@ Status LoadResourceManagers(ClusterConf& cc) {
     TONY_ASSIGN_OR_RETURN(
         rm.scheduler_address,
         RmAddress(c, "yarn.resourcemanager.scheduler.address", id, kSchedulerPort, yarn_site));
-    TONY_ASSIGN_OR_RETURN(rm.webapp_address, RmAddress(c, "yarn.resourcemanager.webapp.address", id,
-                                                       kWebappPort, yarn_site));
-    TONY_ASSIGN_OR_RETURN(
-        rm.webapp_https_address,
-        RmAddress(c, "yarn.resourcemanager.webapp.https.address", id, kWebappHttpsPort, yarn_site));
+    // The web addresses only name the proxy the AM's status endpoint answers (WebProxyAddresses):
+    // an RM of an HA pair configured without them (nor its hostname) is no reason to refuse the
+    // job, as its RPC addresses are; it is left out of the proxy hosts.
+    auto webapp = RmAddress(c, "yarn.resourcemanager.webapp.address", id, kWebappPort, yarn_site);
+    if (webapp.ok()) rm.webapp_address = *webapp;
+    auto webapp_https =
+        RmAddress(c, "yarn.resourcemanager.webapp.https.address", id, kWebappHttpsPort, yarn_site);
+    if (webapp_https.ok()) rm.webapp_https_address = *webapp_https;
     cc.resource_managers.push_back(std::move(rm));
   }
   // The web proxy (YarnConfiguration.PROXY_ADDRESS; YarnConfiguration.useHttps).
@@ -263,7 +266,8 @@ std::vector<std::string> ClusterConf::WebProxyAddresses() const {
   if (!web_proxy_address.empty()) return {web_proxy_address};
   std::vector<std::string> out;
   for (const auto& rm : resource_managers) {
-    out.push_back(web_https ? rm.webapp_https_address : rm.webapp_address);
+    const std::string& address = web_https ? rm.webapp_https_address : rm.webapp_address;
+    if (!address.empty()) out.push_back(address);
   }
   return out;
 }

@@ -93,6 +93,21 @@ TEST(ClusterConfTest, WebProxyAddressesAreTheProxyElseEveryResourceManagersWebAp
   ASSERT_TRUE(proxy.ok()) << proxy.status().ToString();
   EXPECT_EQ(proxy->WebProxyAddresses(), std::vector<std::string>{"proxy.example.com:9046"});
 
+  // An RM configured by its RPC addresses alone (no hostname, no web address) is no reason to
+  // refuse the cluster: it is only left out of the proxy hosts.
+  auto partial =
+      ParseClusterConf(Site({{"yarn.resourcemanager.ha.enabled", "true"},
+                             {"yarn.resourcemanager.ha.rm-ids", "rm1,rm2"},
+                             {"yarn.resourcemanager.hostname.rm1", "master1"},
+                             {"yarn.resourcemanager.address.rm2", "other:8032"},
+                             {"yarn.resourcemanager.scheduler.address.rm2", "other:8030"},
+                             {"yarn.resourcemanager.webapp.address.rm2", "other:8088"}}),
+                       "/c");
+  ASSERT_TRUE(partial.ok()) << partial.status().ToString();
+  EXPECT_EQ(partial->WebProxyAddresses(), (std::vector<std::string>{"master1:8088", "other:8088"}));
+  partial->web_https = true;
+  EXPECT_EQ(partial->WebProxyAddresses(), std::vector<std::string>{"master1:8090"});
+
   auto bad = ParseClusterConf(Site({{"yarn.web-proxy.address", "proxy.example.com"}}), "/c");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("yarn.web-proxy.address"), std::string::npos)
