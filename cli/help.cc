@@ -37,6 +37,13 @@ const std::vector<FlagSpec>& SubmitFlags() {
   return kFlags;
 }
 
+const std::vector<FlagSpec>& StatusFlags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"json", false, false, "print the status as JSON (docs/status-json.md) instead of a table"},
+      {"help", false, false, "this help"}};
+  return kFlags;
+}
+
 const std::vector<FlagSpec>& LogsFlags() {
   static const std::vector<FlagSpec> kFlags = {
       {"task", true, false, "role:index (default: the coordinator's log)"},
@@ -73,7 +80,7 @@ std::string Usage() {
 std::string CommandHelp(const std::string& command) {
   static const std::map<std::string, std::string> kHelp = {
       {"status",
-       "usage: tony status [<job id>]\n"
+       "usage: tony status [--json] [<job id>]\n"
        "With a job id (or a unique prefix of one, or a YARN application id): the job's task\n"
        "table and result; exits 1 if the job failed. Without: one line per job under\n"
        "$TONY_HOME/jobs (name, user, start, duration, state, message), oldest first.\n"},
@@ -95,6 +102,7 @@ std::string CommandHelp(const std::string& command) {
   };
   if (command == "submit") return "usage: tony submit [flags]\n" + FlagsHelp(SubmitFlags());
   if (command == "logs") return kHelp.at("logs") + FlagsHelp(LogsFlags());
+  if (command == "status") return kHelp.at("status") + FlagsHelp(StatusFlags());
   auto it = kHelp.find(command);
   return it == kHelp.end() ? "" : it->second;
 }

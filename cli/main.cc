@@ -122,10 +122,8 @@ int RunLogs(const std::vector<std::string>& args) {
 }
 
 // `tony status [<id>]` and `tony kill <id>`: one job id at most (exactly one for kill).
-Result<std::string> OneJobId(const std::string& command, const std::vector<std::string>& args,
-                             bool required) {
-  auto flags = ParseFlags(args, HelpOnlyFlags());
-  if (!flags.ok()) return flags.status();
+Result<std::string> OneJobId(const std::string& command, const ParsedFlags& parsed, bool required) {
+  const ParsedFlags* flags = &parsed;
   if (flags->positional.size() > 1) {
     return InvalidArgument("tony " + command + " takes " +
                            (required ? "one job id" : "at most one job id") + "; got " +
@@ -141,12 +139,14 @@ Result<std::string> OneJobId(const std::string& command, const std::vector<std::
 
 int RunStatusOrKill(const std::string& command, const std::vector<std::string>& args) {
   bool kill = command == "kill";
-  auto id = OneJobId(command, args, kill);
+  auto flags = ParseFlags(args, kill ? HelpOnlyFlags() : StatusFlags());
+  Result<std::string> id =
+      flags.ok() ? OneJobId(command, *flags, kill) : Result<std::string>(flags.status());
   if (!id.ok()) {
     std::cerr << "tony: error: " << id.status().message() << "\n" << CommandHelp(command);
     return 2;
   }
-  if (!kill) return client::ShowStatus(*id);
+  if (!kill) return client::ShowStatus(*id, flags->Has("json"));
   if (StartsWith(*id, "application_")) {
     return client::KillYarnApplication(*id, client::HadoopConfDirOf(*id));
   }

@@ -205,19 +205,37 @@ void AddClusterRows(std::vector<JobRow>& rows) {
   }
 }
 
-int ListJobs() {
+int ListJobs(bool json) {
   std::vector<JobRow> rows;
   if (Status readable = history::CheckJobRecordsReadable(); !readable.ok()) {
     std::cerr << "tony: warning: not listing local jobs: " << readable.message() << "\n";
   }
   for (const auto& id : history::ListJobIds()) rows.push_back(ReadJobRow(id));
   AddClusterRows(rows);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const JobRow& a, const JobRow& b) { return a.start_ms < b.start_ms; });
+  if (json) {
+    // docs/status-json.md: one object per job, the table's columns plus the start in ms.
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const auto& r : rows) {
+      jobs.push_back({{"job_id", r.id},
+                      {"name", r.name},
+                      {"user", r.user},
+                      {"start_wall_ms", r.start_ms},
+                      {"started", r.started},
+                      {"duration", r.duration},
+                      {"state", r.state},
+                      {"message", r.message}});
+    }
+    std::cout << nlohmann::json{{"jobs", jobs}}.dump(1, ' ', false,
+                                                     nlohmann::json::error_handler_t::replace)
+              << "\n";
+    return 0;
+  }
   if (rows.empty()) {
     std::cout << "no jobs under " << history::JobsRoot() << "\n";
     return 0;
   }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const JobRow& a, const JobRow& b) { return a.start_ms < b.start_ms; });
   size_t id_width = 4, name_width = 5, user_width = 5;
   for (const auto& r : rows) {
     id_width = std::max(id_width, r.id.size() + 2);
@@ -248,13 +266,20 @@ Result<history::JobPaths> JobPathsFor(const std::string& id_or_path) {
   return history::JobPaths(history::JobsRoot() + "/" + id_or_path);
 }
 
-int ShowStatus(const std::string& id_or_path) {
-  if (id_or_path.empty()) return ListJobs();
+int ShowStatus(const std::string& id_or_path, bool json) {
+  if (id_or_path.empty()) return ListJobs(json);
   auto paths = JobPathsFor(id_or_path);
   if (!paths.ok()) return Error(paths.status().message());
   auto status = CurrentJobStatus(*paths);
   if (!status.ok())
     return Error("no status for job " + id_or_path + ": " + status.status().message());
+  if (json) {
+    // docs/status-json.md: status.json's own form, whatever engine the job ran on.
+    auto text = history::JobStatusJson(*status);
+    if (!text.ok()) return Error(text.status().message());
+    std::cout << *text << "\n";
+    return IsFinished(*status) && !Succeeded(*status) ? 1 : 0;
+  }
   std::cout << "job " << status->job_id() << " ("
             << (status->framework().empty() ? "" : status->framework() + ", ") << status->engine()
             << " engine): " << rpc::JobPhase_Name(status->phase());

@@ -13,8 +13,9 @@ namespace tony::client {
 // With an id: the job's task table and result (an application id: from the cluster, with or
 // without a local record). Without: one line per job under $TONY_HOME/jobs and, when a Hadoop
 // conf dir is set, per TONY application of the user on the cluster (job, name, user, started,
-// duration, state, message), by start time.
-int ShowStatus(const std::string& id_or_path);
+// duration, state, message), by start time. `json`: the same as one JSON document on stdout
+// (docs/status-json.md), for schedulers and scripts.
+int ShowStatus(const std::string& id_or_path, bool json = false);
 // Stops the job: SIGTERM to its coordinator, which stops every task; forcibly after 30 s.
 int KillJob(const std::string& id_or_path);
 // The job dir of `id_or_path` (history::ResolveJobDir); for an application id without one here,

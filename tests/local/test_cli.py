@@ -318,3 +318,38 @@ def test_readers_refuse_a_record_another_user_could_have_planted(tony, tmp_path)
     finally:
         victim.kill()
         victim.wait()
+
+
+def test_status_json_is_the_status_file_and_the_list_for_scripts(tony, tmp_path):
+    """docs/status-json.md: `tony status --json <id>` prints the job's status.json form (enums
+    by name, every field present), with the table's exit code; `tony status --json` lists the
+    jobs; a misspelt flag is refused naming --json."""
+    src = tmp_path / "src"
+    write(str(src / "job.py"), "import os, sys\nsys.exit(3 if os.environ['TASK_INDEX'] == '1' "
+                               "else 0)\n")
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.application.framework": "generic"})
+    r = tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
+                 "--src_dir", str(src), "--conf_file", conf)
+    assert r.returncode == 1, r.stdout + r.stderr
+    job_id = job_id_from(r.stdout)
+
+    one = tony.run("status", "--json", job_id)
+    assert one.returncode == 1, one.stdout + one.stderr  # as without --json: the job failed
+    doc = json.loads(one.stdout)
+    assert doc == tony.status(job_id)
+    assert doc["job_id"] == job_id and doc["phase"] == "FINISHED"
+    assert doc["final_status"] == "FAILED" and doc["engine"] == "local"
+    states = {(t["role"], t["index"]): t for t in doc["tasks"]}
+    assert states[("worker", 1)]["state"] == "FAILED" and states[("worker", 1)]["exit_code"] == 3
+    assert "diagnostics" in states[("worker", 0)]  # present even when empty
+
+    listing = tony.run("status", "--json")
+    assert listing.returncode == 0, listing.stdout + listing.stderr
+    jobs = json.loads(listing.stdout)["jobs"]
+    assert [j["job_id"] for j in jobs] == [job_id]
+    assert jobs[0]["state"] == "FAILED" and jobs[0]["start_wall_ms"] > 0
+
+    bad = tony.run("status", "--jsn", job_id)
+    assert bad.returncode == 2 and "--json" in bad.stderr, bad.stderr
