@@ -8,7 +8,6 @@
 #include <openssl/x509.h>
 
 #include <memory>
-#include <mutex>
 
 #include "common/files.h"
 #include "common/strings.h"
@@ -47,12 +46,12 @@ Result<std::string> ToPem(const std::vector<X509*>& certs, const std::string& wh
 
 // Java keytool's PKCS12 stores before JDK 11.0.12 encrypt certificates with RC2-40, which
 // OpenSSL 3 keeps in its legacy provider; loaded once, beside the default one, when needed.
+// The providers stay loaded for the process's life; kept in statics so that they are reachable
+// (LeakSanitizer reported the discarded handles as leaks). A provider that cannot load leaves
+// the parse to fail as it did, naming OpenSSL's reason.
 void LoadLegacyProviders() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    (void)OSSL_PROVIDER_load(nullptr, "legacy");
-    (void)OSSL_PROVIDER_load(nullptr, "default");
-  });
+  [[maybe_unused]] static OSSL_PROVIDER* const legacy = OSSL_PROVIDER_load(nullptr, "legacy");
+  [[maybe_unused]] static OSSL_PROVIDER* const fallback = OSSL_PROVIDER_load(nullptr, "default");
 }
 
 // JKS files begin with the magic number 0xFEEDFEED; JCEKS with 0xCECECECE.
