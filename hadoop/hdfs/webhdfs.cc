@@ -298,7 +298,9 @@ Status CheckDataNodeRedirect(const std::string& location, bool https,
   for (const auto& allowed : datanode_hosts) {
     if (ToLower(Trim(allowed)) == h) return Status::Ok();
   }
-  return refuse("host " + h + " is not in tony.application.webhdfs.datanode-hosts (" +
+  // The host is quoted redacted too: a Location such as http://delegation=<token> has the token
+  // text in its "host".
+  return refuse("host " + RedactUrl(h) + " is not in tony.application.webhdfs.datanode-hosts (" +
                 Join(datanode_hosts, ",") + ")");
 }
 
