@@ -364,39 +364,3 @@ def test_a_token_file_whose_rm_token_was_cancelled_is_refused_naming_it(tmp_path
                      r.stderr), r.stderr
     assert "it expired, was cancelled, or is another ResourceManager's" in r.stderr, r.stderr
     assert_nothing_staged(tony)
-
-
-# A task that runs until the test lets it go.
-WAIT = """import os, sys, time
-deadline = time.time() + 300
-while not os.path.exists(sys.argv[1]) and time.time() < deadline:
-    time.sleep(0.2)
-"""
-
-
-def test_status_from_another_home_reads_the_am_through_the_proxy_with_spnego(tmp_path, cluster):
-    tony = secure_tony(tmp_path, cluster)
-    other = Tony(tmp_path / "other")
-    other.env.update(cluster.env())
-    src = tmp_path / "src"
-    release = tmp_path / "release"
-    write(str(src / "job.py"), WAIT)
-    xml = tony_xml(str(tmp_path / "tony.xml"), {
-        "tony.application.framework": "pytorch", "tony.worker.instances": "2",
-        "tony.worker.memory": "256m", "tony.am.memory": "256m"})
-    proc = tony.start("submit", "--executes", "job.py", "--task_params", str(release),
-                      "--python_binary_path", SYSTEM_PYTHON, "--src_dir", str(src),
-                      "--conf_file", xml)
-    try:
-        app_id = eventually(lambda: tony.running_job(tasks=2), timeout=180, interval=0.5,
-                            what="both tasks running")
-        st = other.run("status", app_id)
-        assert st.returncode == 0, st.stdout + st.stderr
-        rows = re.findall(r"^worker\s+(\d)\s+RUNNING\b", st.stdout, re.M)
-        assert sorted(rows) == ["0", "1"], st.stdout + st.stderr
-    finally:
-        release.write_text("go")
-        try:
-            proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
