@@ -207,10 +207,11 @@ void AddClusterRows(std::vector<JobRow>& rows) {
 
 int ListJobs(bool json) {
   std::vector<JobRow> rows;
-  if (Status readable = history::CheckJobRecordsReadable(); !readable.ok()) {
-    std::cerr << "tony: warning: not listing local jobs: " << readable.message() << "\n";
+  if (auto ids = history::ListJobIds(); !ids.ok()) {
+    std::cerr << "tony: warning: not listing local jobs: " << ids.status().message() << "\n";
+  } else {
+    for (const auto& id : *ids) rows.push_back(ReadJobRow(id));
   }
-  for (const auto& id : history::ListJobIds()) rows.push_back(ReadJobRow(id));
   AddClusterRows(rows);
   std::stable_sort(rows.begin(), rows.end(),
                    [](const JobRow& a, const JobRow& b) { return a.start_ms < b.start_ms; });

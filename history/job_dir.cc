@@ -31,6 +31,18 @@ std::string TonyHome() {
 
 namespace {
 
+// The job ids (directory names) under `root`, sorted; none when it cannot be read. Callers have
+// checked it (CheckJobRecordsReadable).
+std::vector<std::string> JobIdsUnder(const std::string& root) {
+  std::vector<std::string> ids;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
+    if (entry.is_directory()) ids.push_back(entry.path().filename().string());
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 Status RequireHome() {
   const char* home = std::getenv("TONY_HOME");
   const char* user_home = std::getenv("HOME");
@@ -192,7 +204,7 @@ Result<std::string> ResolveJobDir(const std::string& id_or_path) {
   std::string exact = JobsRoot() + "/" + id_or_path;
   if (IsDirectory(exact)) return exact;
   std::vector<std::string> matches;
-  for (const auto& id : ListJobIds()) {
+  for (const auto& id : JobIdsUnder(JobsRoot())) {
     if (StartsWith(id, id_or_path)) matches.push_back(id);
   }
   if (matches.size() == 1) return JobsRoot() + "/" + matches[0];
@@ -200,15 +212,9 @@ Result<std::string> ResolveJobDir(const std::string& id_or_path) {
   return InvalidArgument("job id " + id_or_path + " is ambiguous: " + Join(matches, ", "));
 }
 
-std::vector<std::string> ListJobIds() {
-  std::vector<std::string> ids;
-  if (!CheckJobRecordsReadable().ok()) return ids;  // callers that list say why (job_control.cc)
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(JobsRoot(), ec)) {
-    if (entry.is_directory()) ids.push_back(entry.path().filename().string());
-  }
-  std::sort(ids.begin(), ids.end());
-  return ids;
+Result<std::vector<std::string>> ListJobIds() {
+  TONY_RETURN_IF_ERROR(CheckJobRecordsReadable());
+  return JobIdsUnder(JobsRoot());
 }
 
 }  // namespace tony::history

@@ -78,6 +78,7 @@ Status AppendEvent(const JobPaths& paths, const std::string& json_line);
 // single job (empty, ".", "..", a directory that is not a job's).
 Result<std::string> ResolveJobDir(const std::string& id_or_path);
 // Job ids under JobsRoot(), oldest first.
-std::vector<std::string> ListJobIds();
+// An error, naming the directory and why, where CheckJobRecordsReadable refuses them.
+Result<std::vector<std::string>> ListJobIds();
 
 }  // namespace tony::history
