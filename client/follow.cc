@@ -43,6 +43,7 @@ rpc::JobStatus FollowJob(JobFollower& job) {
         if (IsFinished(last)) return last;
         continue;
       }
+      job.OnCoordinatorError(status.status());
     }
     if (auto end = job.OnNoAnswer(last)) {
       printer.Show(*end);

@@ -28,6 +28,10 @@ class JobFollower {
   virtual void OnStatus(const rpc::JobStatus& /*status*/) {}
   // The kill request could not go through the coordinator (none, or it did not answer).
   virtual void KillWithoutCoordinator(const std::string& /*reason*/) {}
+  // The coordinator was asked and answered with an error (unreachable, refused, timed out);
+  // OnNoAnswer follows. Where the engine has another way to follow the job, this is the one place
+  // the reason is seen, so a follower that falls back says it.
+  virtual void OnCoordinatorError(const Status& /*error*/) {}
   // The coordinator did not answer (or none is known yet). Returns the job's end when the engine
   // knows it is over; nullopt to keep following (the hook waits a little before returning).
   virtual std::optional<rpc::JobStatus> OnNoAnswer(const rpc::JobStatus& last) = 0;

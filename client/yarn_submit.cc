@@ -310,6 +310,13 @@ class YarnFollower final : public JobFollower {
     }
   }
 
+  void OnCoordinatorError(const Status& error) override {
+    if (error.message() == last_error_) return;  // once per distinct reason, not every 500 ms
+    last_error_ = error.message();
+    std::cerr << "tony: warning: the AM of " << app_id_ << " did not answer (" << error.message()
+              << "); following the application through the ResourceManager\n";
+  }
+
   void KillWithoutCoordinator(const std::string& reason) override {
     (void)rm_.ForceKillApplication(app_, reason);
   }
@@ -367,6 +374,7 @@ class YarnFollower final : public JobFollower {
   std::unique_ptr<rpc::CoordinatorClient> am_;
   rpc::JobStatus last_;
   std::string last_state_;
+  std::string last_error_;  // the AM's last error shown
   int64_t next_report_ms_ = 0;
   std::set<std::string> announced_;  // containers whose log URL was printed
 };

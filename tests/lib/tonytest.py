@@ -39,6 +39,15 @@ class Tony:
         self.env.pop("HADOOP_CONF_DIR", None)
         self.env.pop("YARN_CONF_DIR", None)
 
+    def use(self, env):
+        """Takes a cluster's environment (HADOOP_CONF_DIR, KRB5_*: a copy of os.environ plus its
+        own) while keeping this instance's TONY_HOME and TONY_CONF_DIR: scripts/test.sh exports a
+        TONY_HOME, and a test that let it through would look for its jobs in the wrong home."""
+        home = {k: self.env[k] for k in ("TONY_HOME", "TONY_CONF_DIR")}
+        self.env.update(env)
+        self.env.update(home)
+        return self
+
     def run(self, *args, timeout=120, cwd=None):
         return subprocess.run([TONY_BIN, *args], env=self.env, cwd=cwd, timeout=timeout,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -79,6 +88,32 @@ class Tony:
             if t["role"] == role and t["index"] == index:
                 return t
         raise KeyError(f"{role}:{index}")
+
+
+def yarn_logs(root, names=("am.log", "executor.log", "stdout", "stderr"), tail=4000):
+    """The end of every AM and task log the NodeManagers under `root` (a minicluster's directory)
+    kept, each headed by its path: what a failed YARN test shows so that its cause is readable."""
+    out = []
+    for dirpath, _, files in os.walk(root):
+        for f in sorted(files):
+            if f in names and "container_" in dirpath:
+                path = os.path.join(dirpath, f)
+                try:
+                    text = open(path, errors="replace").read()
+                except OSError as e:
+                    text = f"(unreadable: {e})"
+                out.append(f"--- {path}\n{text[-tail:]}")
+    return "\n".join(out) or f"(no container logs under {root})"
+
+
+def stop_and_read(proc, timeout=10):
+    """Kills a `Tony.start` process group and returns what it printed."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    out, err = proc.communicate(timeout=timeout)
+    return f"--- tony stdout\n{out}\n--- tony stderr\n{err}"
 
 
 def job_id_from(output):

@@ -129,7 +129,7 @@ def data(cluster, tmp_path_factory):
 def submit(tmp_path, cluster, envs=(), executes="reader.py", python=WEBHDFS_PYTHON, files=None,
            **props):
     tony = Tony(tmp_path / "home")
-    tony.env.update(cluster.env())
+    tony.use(cluster.env())
     src = tmp_path / "src"
     write(str(src / "reader.py"), READER)
     for name, text in (files or {}).items():

@@ -3,6 +3,7 @@ tasks come from the AM through the ResourceManager's web proxy (the status endpo
 the proxy). Its own cluster: after the fourteen jobs and refusals of test_secure_submit.py, the
 shared cluster once failed to run this job's tasks within 180 s in CI (cause not found), so this
 test starts from a fresh one."""
+import os
 import re
 import subprocess
 
@@ -10,7 +11,7 @@ import pytest
 
 from secure_cluster import running_secure_minicluster
 from test_secure_submit import secure_tony
-from tonytest import SYSTEM_PYTHON, Tony, eventually, tony_xml, write
+from tonytest import SYSTEM_PYTHON, Tony, eventually, stop_and_read, tony_xml, write, yarn_logs
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,7 @@ while not os.path.exists(sys.argv[1]) and time.time() < deadline:
 def test_status_from_another_home_reads_the_am_through_the_proxy_with_spnego(tmp_path, cluster):
     tony = secure_tony(tmp_path, cluster)
     other = Tony(tmp_path / "other")
-    other.env.update(cluster.env())
+    other.use(cluster.env())
     src = tmp_path / "src"
     release = tmp_path / "release"
     write(str(src / "job.py"), WAIT)
@@ -41,8 +42,15 @@ def test_status_from_another_home_reads_the_am_through_the_proxy_with_spnego(tmp
                       "--python_binary_path", SYSTEM_PYTHON, "--src_dir", str(src),
                       "--conf_file", xml)
     try:
-        app_id = eventually(lambda: tony.running_job(tasks=2), timeout=180, interval=0.5,
-                            what="both tasks running")
+        try:
+            app_id = eventually(lambda: tony.running_job(tasks=2), timeout=180, interval=0.5,
+                                what="both tasks running")
+        except AssertionError as e:
+            state = [(j, open(os.path.join(tony.job_dir(j), "status.json")).read()
+                      if os.path.exists(os.path.join(tony.job_dir(j), "status.json")) else None)
+                     for j in tony.jobs()]
+            raise AssertionError(f"{e}\njobs: {state}\n{stop_and_read(proc)}\n"
+                                 f"{yarn_logs(cluster.conf_dir)}") from None
         st = other.run("status", app_id)
         assert st.returncode == 0, st.stdout + st.stderr
         rows = re.findall(r"^worker\s+(\d)\s+RUNNING\b", st.stdout, re.M)

@@ -97,7 +97,7 @@ def site(conf_dir, file, key):
 
 def secure_tony(tmp_path, cluster, ccache=None):
     t = Tony(tmp_path / "home")
-    t.env.update(cluster.env(ccache))
+    t.use(cluster.env(ccache))
     return t
 
 
