@@ -463,6 +463,9 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.fail_on_worker_failure = v.Bool("tony.application.fail-on-worker-failure-enabled");
   spec.container_envs = v.List("tony.containers.envs");
   spec.execution_envs = v.List("tony.execution.envs");
+  if (std::string hold = ToLower(v.Enum("tony.task.hold-port")); !hold.empty()) {
+    spec.hold_port = hold == "true";
+  }
   spec.python_exec_path = std::string(Trim(v.String("tony.python-exec-path")));
   spec.horovod_debug_driver = v.Bool("tony.horovod.driver.mode.debug");
   spec.python_venv = std::string(Trim(v.String("tony.python-venv")));

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,8 @@ struct JobSpec {
   std::string python_exec_path;             // tony.python-exec-path
   std::string python_venv;                  // tony.python-venv (path to the venv zip)
   std::string src_dir;                      // tony.src-dir (path to the src dir or archive)
+  // tony.task.hold-port; unset: the framework decides (runtime::HoldsTaskPort).
+  std::optional<bool> hold_port;
   // TonY's Hadoop for the tasks (README "HDFS data for tasks", executor/hadoop_env.h):
   // tony.application.hadoop.location's archive, localized into every task container under this
   // name ("": none; its entry is in every RoleSpec::resources), and

@@ -189,6 +189,16 @@ void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
                  "TonY's older name of tony.task.executor.execution-timeout-ms (every task)."));
   k.push_back(Long("tony.task.executor.registry-timeout-sec", "0", "s",
                    "Executor's time to register; 0: forever."));
+  k.push_back({"tony.task.hold-port",
+               KeyType::kEnum,
+               "",
+               "",
+               "Keep each task's reserved port bound (SO_REUSEPORT) while its process runs, so no "
+               "other user can take it: true or false. Default: by framework, true for "
+               "tensorflow and jax (their gRPC servers bind with SO_REUSEPORT; tensorflow tasks "
+               "get TF_GRPC_REUSE_PORT=true), false for the others, whose listeners do not; "
+               "TF_GRPC_REUSE_PORT in tony.execution.envs decides when this is unset.",
+               {"true", "false"}});
   k.push_back(Int("tony.task.executor.execution.error-message-max-depth", "20", "",
                   "stderr lines copied into failure diagnostics."));
 }

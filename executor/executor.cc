@@ -75,7 +75,7 @@ int RunExecutor() {
   if (s.ok()) s = runtime::PrepareTask(spec, id.role);
   if (!s.ok()) report_and_fail("localizing: " + s.message(), s.message());
   MakeEntryPointExecutable(role->command);
-  auto port = ReservedPort::Reserve(0, ReusePortRequested(spec));
+  auto port = ReservedPort::Reserve(0, runtime::HoldsTaskPort(spec, id.role));
   if (!port.ok()) return Fail(port.status().message());
 
   TaskRunOptions options;

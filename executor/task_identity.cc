@@ -109,17 +109,6 @@ Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
   return env;
 }
 
-bool ReusePortRequested(const JobSpec& spec) {
-  bool reuse = false;
-  for (const auto& kv : spec.execution_envs) {
-    // The last setting wins, as in the task's environment.
-    if (StartsWith(kv, "TF_GRPC_REUSE_PORT=")) {
-      reuse = ToLower(kv.substr(kv.find('=') + 1)) == "true";
-    }
-  }
-  return reuse;
-}
-
 std::string DescribeSelf() {
   auto self = SelfExecutable();
   std::string grpc;

@@ -51,9 +51,4 @@ Result<EnvMap> BuildUserEnv(const JobSpec& spec, const TaskIdentity& id,
 // can tell, since it is not dumpable (others cannot read its /proc/<pid>/exe or maps).
 std::string DescribeSelf();
 
-// Whether tony.execution.envs sets TF_GRPC_REUSE_PORT=true (case-insensitive), TonY's opt-in to
-// keep the task's port bound with SO_REUSEPORT while the user process runs (docs/tony-compat.md
-// §1.7).
-bool ReusePortRequested(const JobSpec& spec);
-
 }  // namespace tony

@@ -128,8 +128,8 @@ void TaskRun::OnSpec(Result<rpc::GetClusterSpecResponse> resp) {
   if (port_.reuse_port()) {
     // TonY's ReusablePort: held (SO_REUSEPORT, never listening) until the executor exits; the
     // user process binds it with SO_REUSEPORT too, so no third process can take it first.
-    TONY_LOG(kInfo) << "keeping port " << port_.port()
-                    << " bound with SO_REUSEPORT (TF_GRPC_REUSE_PORT=true in tony.execution.envs)";
+    TONY_LOG(kInfo) << "keeping port " << port_.port() << " bound with SO_REUSEPORT ("
+                    << runtime::HoldReason(spec_) << ")";
   } else {
     port_.Release();  // as late as possible: the user process binds it next (TonY #366)
   }

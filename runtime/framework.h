@@ -52,6 +52,11 @@ class Framework {
   // Why the job cannot go on once a task of `role` has ended by itself, even successfully,
   // while the job runs (the Horovod driver serves the workers' rendezvous); empty: it can.
   virtual std::string ServesPeers(const JobSpec& spec, const std::string& role) const;
+  // Whether the framework's own listener on the task's reserved port (if it has one) binds with
+  // SO_REUSEPORT, so that the executor may keep the port bound while the user process runs
+  // (HoldsTaskPort). A listener that does not (PyTorch's TCPStore, Horovod's rendezvous) would
+  // fail with EADDRINUSE next to the executor's hold.
+  virtual bool ListenerReusesPort(const JobSpec& spec, const std::string& role) const;
 };
 
 // The registered framework called `name` (lower case), or nullptr.
@@ -62,6 +67,15 @@ Status AddFrameworkRoles(Configuration& conf, const std::string& python);
 Status PrepareTask(const JobSpec& spec, const std::string& role);
 Status WaitUntilReady(const JobSpec& spec, const std::string& role, const Cluster& cluster);
 std::string SpecAwaits(const JobSpec& spec, const std::string& role);
+
+// Whether a task of `role` keeps its reserved port bound with SO_REUSEPORT while its user process
+// runs (README "What a task sees"): tony.task.hold-port when set; else TonY's TF_GRPC_REUSE_PORT
+// in tony.execution.envs (the last setting, "true" case-insensitively); else the framework's
+// ListenerReusesPort. Linux lets only a socket of the same user that sets SO_REUSEPORT too bind
+// a held port, so no other tenant can take it before the user process does.
+bool HoldsTaskPort(const JobSpec& spec, const std::string& role);
+// Why HoldsTaskPort said true, for the executor's log: the key, the variable or the framework.
+std::string HoldReason(const JobSpec& spec);
 // True when some role's tasks await a task of `role` (SpecAwaits).
 bool Publishes(const JobSpec& spec, const std::string& role);
 Result<std::optional<PublishedEndpoint>> PollPublished(const JobSpec& spec,

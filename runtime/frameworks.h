@@ -25,6 +25,9 @@ int Instances(const JobSpec& spec, const std::string& role);
 int NprocPerTask(const JobSpec& spec, const std::string& role);
 // PyTorch and JAX form a process group of the chief/master and the workers: one must exist.
 Status NeedProcessGroupRoot(const JobSpec& spec);
+// A sidecar role (tony.application.sidecar.jobtypes, or TonY's "tensorboard"): no part of the
+// framework's cluster.
+bool IsSidecar(const JobSpec& spec, const std::string& role);
 // dump() throws on bytes that are not UTF-8; the addresses come from peers, so such bytes become
 // U+FFFD instead (a bad address fails where it is used, with its own error).
 std::string DumpJson(const nlohmann::json& j);

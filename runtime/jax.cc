@@ -9,7 +9,8 @@
 // launch scripts read, so a script written for any of these runs unchanged.
 //
 // Process 0 is the first task of ProcessGroupRoles (chief, else worker 0); its reserved port is
-// the coordinator's, which jax binds in process 0 once the executor has released it.
+// the coordinator's, which jax binds in process 0 beside the executor's SO_REUSEPORT hold
+// (HoldsTaskPort).
 #include "runtime/frameworks.h"
 #include "runtime/peers.h"
 #include "runtime/runtime.h"
@@ -30,6 +31,11 @@ class Jax final : public Framework {
     return Status::Ok();
   }
   Result<EnvMap> TaskEnv(const TaskEnvInput& in) const override { return JaxEnv(in); }
+  // Process 0's coordination service (XLA's gRPC server) binds the port with gRPC's default
+  // SO_REUSEPORT, so the executor can keep holding it (tests/frameworks/test_jax.py).
+  bool ListenerReusesPort(const JobSpec& spec, const std::string& role) const override {
+    return !IsSidecar(spec, role);
+  }
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The one list of frameworks, and what callers reach through it.
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "common/strings.h"
@@ -57,6 +59,9 @@ Result<std::optional<PublishedEndpoint>> Framework::PollPublished(
 std::string Framework::ServesPeers(const JobSpec& /*spec*/, const std::string& /*role*/) const {
   return "";
 }
+bool Framework::ListenerReusesPort(const JobSpec& /*spec*/, const std::string& /*role*/) const {
+  return false;
+}
 
 const Framework* FindFramework(std::string_view name) {
   for (const auto& fw : Registry()) {
@@ -93,7 +98,33 @@ bool IsPreprocess(const JobSpec& spec, const std::string& role) {
   return r != nullptr && r->preprocess;
 }
 
+// TF_GRPC_REUSE_PORT as tony.execution.envs sets it (the last setting wins, as in the task's
+// environment); nullopt when it does not.
+std::optional<bool> TfGrpcReusePort(const JobSpec& spec) {
+  std::optional<bool> reuse;
+  for (const auto& kv : spec.execution_envs) {
+    if (StartsWith(kv, "TF_GRPC_REUSE_PORT=")) {
+      reuse = ToLower(kv.substr(kv.find('=') + 1)) == "true";
+    }
+  }
+  return reuse;
+}
+
 }  // namespace
+
+bool HoldsTaskPort(const JobSpec& spec, const std::string& role) {
+  if (spec.hold_port) return *spec.hold_port;
+  if (auto reuse = TfGrpcReusePort(spec)) return *reuse;
+  if (IsPreprocess(spec, role)) return false;  // runs without the framework
+  const Framework* fw = FindFramework(spec.framework);
+  return fw != nullptr && fw->ListenerReusesPort(spec, role);
+}
+
+std::string HoldReason(const JobSpec& spec) {
+  if (spec.hold_port) return "tony.task.hold-port = true";
+  if (TfGrpcReusePort(spec)) return "TF_GRPC_REUSE_PORT=true in tony.execution.envs";
+  return "the default for tony.application.framework = " + spec.framework;
+}
 
 Result<EnvMap> BuildTaskEnv(const TaskEnvInput& in) {
   EnvMap env = CommonTaskEnv(in);

@@ -11,19 +11,30 @@ class TensorFlow final : public Framework {
  public:
   std::string_view name() const override { return "tensorflow"; }
   Result<EnvMap> TaskEnv(const TaskEnvInput& in) const override { return TensorFlowEnv(in); }
+  // Every task of the cluster starts a TensorFlow gRPC server on its port, which binds with
+  // SO_REUSEPORT when TF_GRPC_REUSE_PORT=true (TensorFlowEnv sets it for a held port). A sidecar
+  // (TensorBoard) is no part of that cluster.
+  bool ListenerReusesPort(const JobSpec& spec, const std::string& role) const override {
+    return !IsSidecar(spec, role);
+  }
 };
 
 }  // namespace
 
+bool IsSidecar(const JobSpec& spec, const std::string& role) {
+  const RoleSpec* r = spec.FindRole(role);
+  return role == "tensorboard" || (r != nullptr && r->sidecar);
+}
+
 EnvMap TensorFlowEnv(const TaskEnvInput& in) {
   EnvMap env;
+  // The executor holds the task's port (HoldsTaskPort): TensorFlow's server must share it.
+  if (HoldsTaskPort(*in.spec, in.role)) env["TF_GRPC_REUSE_PORT"] = "true";
   if (in.spec->mode != DistributedMode::kGang) return env;  // TonY sets neither in FCFS
   env["CLUSTER_SPEC"] = ClusterSpecJson(in.cluster);
   nlohmann::json cluster = nlohmann::json::object();
   for (const auto& [role, addresses] : in.cluster) {
-    const RoleSpec* r = in.spec->FindRole(role);
-    bool sidecar = role == "tensorboard" || (r != nullptr && r->sidecar);
-    if (sidecar) continue;
+    if (IsSidecar(*in.spec, role)) continue;
     // An evaluator sees itself; no one else sees evaluators (TonY #512/#515).
     if (role == "evaluator" && in.role != "evaluator") continue;
     cluster[role] = addresses;

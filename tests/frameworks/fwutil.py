@@ -33,6 +33,12 @@ def output(tony, role, index, stream="stdout"):
         return f.read()
 
 
+def port_held(tony, role, index):
+    """Whether the task's executor kept its port bound with SO_REUSEPORT while the framework
+    bound it too (README "What a task sees")."""
+    return "bound with SO_REUSEPORT" in output(tony, role, index, "executor.log")
+
+
 def submit(tony, example_dir, script, python, task_params="", conf=(), timeout=300):
     """Runs `tony submit` on an example and returns the finished job's status; fails with the
     client's output and each task's stderr tail when the job does not succeed."""

@@ -3,7 +3,7 @@ process id from the variables tony's jax runtime sets, all-reduce across process
 a data-parallel linear regression to the true weights. About 8 s per job on the dev machine."""
 import re
 
-from fwutil import JAX_PYTHON, example, floats, output, require, submit
+from fwutil import JAX_PYTHON, example, floats, output, port_held, require, submit
 from tonytest import assert_nothing_left
 
 
@@ -32,6 +32,8 @@ def test_two_processes_all_reduce_and_train(tony):
     status = submit(tony, example("jax"), "collective.py", JAX_PYTHON)
     assert status["final_status"] == "SUCCEEDED"
     check_processes(tony, [("worker", 0), ("worker", 1)])
+    # Process 0's coordinator bound the port its executor held (the default for jax).
+    assert port_held(tony, "worker", 0)
     assert_nothing_left(tony.home)
 
 

@@ -8,7 +8,7 @@ import os
 import subprocess
 
 import pytest
-from fwutil import TF_PYTHON, example, floats, output, require, submit
+from fwutil import TF_PYTHON, example, floats, output, port_held, require, submit
 from tonytest import SYSTEM_PYTHON, assert_nothing_left
 
 MIN_TEST_ACCURACY = 0.80
@@ -49,6 +49,8 @@ def test_multi_worker_mirrored_strategy_trains_two_workers_in_sync(tony, reviews
         checksums.append(floats(r"weights_checksum (-?[\d.]+)", text)[0][0])
     # All-reduced gradients keep the two replicas identical.
     assert abs(checksums[0] - checksums[1]) < 1e-3, checksums
+    # Each worker's gRPC server shared the port its executor held (the default for tensorflow).
+    assert port_held(tony, "worker", 0) and port_held(tony, "worker", 1)
     assert_nothing_left(tony.home)
 
 

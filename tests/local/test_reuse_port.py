@@ -1,8 +1,12 @@
-"""TonY's TF_GRPC_REUSE_PORT=true (in tony.execution.envs): the executor keeps the task's port
-bound with SO_REUSEPORT while the user process runs, so only a process that also sets
-SO_REUSEPORT (TensorFlow's gRPC with that option) can bind it; without it the port is released
-just before the user process starts."""
-from tonytest import assert_nothing_left, job_id_from, tony_xml, write
+"""The task port hold: the executor keeps the task's port bound with SO_REUSEPORT while the user
+process runs, so only a process of the same user that also sets SO_REUSEPORT (TensorFlow's gRPC
+with TF_GRPC_REUSE_PORT=true, JAX's coordinator) can bind it. On by default for tensorflow and
+jax, by TonY's TF_GRPC_REUSE_PORT=true in tony.execution.envs, or tony.task.hold-port=true;
+otherwise the port is released just before the user process starts."""
+import socket
+import subprocess
+
+from tonytest import SYSTEM_PYTHON, assert_nothing_left, eventually, job_id_from, tony_xml, write
 
 # Binds the task's own port (from CLUSTER_SPEC) once plainly, once with SO_REUSEPORT, and prints
 # what each bind did.
@@ -58,3 +62,102 @@ def test_without_it_the_port_is_free_when_the_user_process_starts(tony, tmp_path
     out, executor_log = run(tony, tmp_path, "TF_GRPC_REUSE_PORT=false")
     assert "plain=bound reuseport=bound" in out, out
     assert "SO_REUSEPORT" not in executor_log, executor_log
+
+
+# A task that shows the attack's window: it publishes its port, then waits (as a slow `import
+# tensorflow` would) until the test says go before binding it with SO_REUSEPORT, as
+# TensorFlow's server does with TF_GRPC_REUSE_PORT=true, and answers one connection.
+SLOW_SERVER = """
+import json, os, socket, sys, time
+spec = json.loads(os.environ["CLUSTER_SPEC"])
+port = int(spec["worker"][0].rsplit(":", 1)[1])
+d = sys.argv[1]
+with open(os.path.join(d, "port.tmp"), "w") as f:
+    f.write(str(port))
+os.rename(os.path.join(d, "port.tmp"), os.path.join(d, "port"))
+while not os.path.exists(os.path.join(d, "go")):
+    time.sleep(0.05)
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(("0.0.0.0", port))
+s.listen()
+open(os.path.join(d, "listening"), "w").close()
+c, _ = s.accept()
+c.sendall(b"the task")
+c.close()
+print("TF_GRPC_REUSE_PORT=" + os.environ.get("TF_GRPC_REUSE_PORT", "unset"), flush=True)
+"""
+
+# Another user (nobody) tries to take the port: a plain bind, then one with SO_REUSEPORT.
+THIEF = """
+import errno, socket, sys
+for reuse in (False, True):
+    s = socket.socket()
+    if reuse:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        s.bind(("0.0.0.0", int(sys.argv[1])))
+        s.listen()
+        print("reuseport=" if reuse else "plain=", "bound", sep="", end=" ")
+    except OSError as e:
+        print("reuseport=" if reuse else "plain=", errno.errorcode[e.errno], sep="", end=" ")
+    s.close()
+"""
+
+
+def steal_then_serve(tony, tmp_path, props):
+    """Submits SLOW_SERVER, lets nobody try to bind its port while the task has not bound it yet,
+    then lets the task bind and connects to it. Returns (thief's output, what the port answered,
+    the task's log, the executor's log)."""
+    d = tmp_path / "rendezvous"
+    d.mkdir()
+    d.chmod(0o777)
+    write(str(tmp_path / "src" / "server.py"), SLOW_SERVER)
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "tensorflow", "tony.worker.instances": "1",
+        "tony.worker.memory": "128m", **props})
+    proc = tony.start("submit", "--executes", "server.py", "--task_params", str(d),
+                      "--python_binary_path", "python3", "--src_dir", str(tmp_path / "src"),
+                      "--conf_file", conf)
+    try:
+        port = eventually(lambda: (d / "port").exists() and (d / "port").read_text(),
+                          timeout=60, what="the task's port")
+        thief = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                                SYSTEM_PYTHON, "-c", THIEF, port],
+                               capture_output=True, text=True, timeout=30)
+        assert thief.returncode == 0, thief.stderr
+        (d / "go").touch()
+        eventually(lambda: (d / "listening").exists(), timeout=30, what="the task listening")
+        with socket.create_connection(("127.0.0.1", int(port)), timeout=10) as c:
+            answer = c.recv(64).decode()
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            (d / "go").touch()
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, out + err
+    job_id = job_id_from(out)
+    logs = tony.run("logs", job_id, "--task", "worker:0").stdout
+    executor_log = tony.run("logs", job_id, "--task", "worker:0", "--stream", "executor").stdout
+    assert_nothing_left(tony.home)
+    return thief.stdout, answer, logs, executor_log
+
+
+def test_a_tensorflow_tasks_port_cannot_be_taken_by_another_user_before_the_task_binds_it(
+        tony, tmp_path):
+    thief, answer, logs, executor_log = steal_then_serve(tony, tmp_path, {})
+    assert thief.split() == ["plain=EADDRINUSE", "reuseport=EADDRINUSE"], thief
+    assert answer == "the task"
+    assert "TF_GRPC_REUSE_PORT=true" in logs, logs
+    assert "bound with SO_REUSEPORT (the default for tony.application.framework = tensorflow)" \
+        in executor_log, executor_log
+
+
+def test_without_the_hold_another_user_can_bind_the_port_first(tony, tmp_path):
+    """What the hold prevents: with tony.task.hold-port=false the port is free for anyone from
+    the user process's start until it binds."""
+    thief, answer, logs, _ = steal_then_serve(tony, tmp_path, {"tony.task.hold-port": "false"})
+    assert thief.split() == ["plain=bound", "reuseport=bound"], thief
+    assert answer == "the task"
+    assert "TF_GRPC_REUSE_PORT=unset" in logs, logs

@@ -221,5 +221,53 @@ TEST(FrameworkNamesTest, TheKeysAllowedValuesAreTheRuntimesFrameworks) {
       << unknown.message();
 }
 
+// The task port hold (README "What a task sees"): the frameworks whose listener binds with
+// SO_REUSEPORT hold it by default; the key, then TonY's TF_GRPC_REUSE_PORT, override.
+TEST(HoldsTaskPortTest, ByFrameworkUnlessTheKeyOrTonYsVariableSaysOtherwise) {
+  JobSpec tf =
+      Spec("tensorflow", {Role("worker", 2), Role("ps", 1, true), Role("tb", 1, false, true)}, "");
+  EXPECT_TRUE(HoldsTaskPort(tf, "worker"));
+  EXPECT_TRUE(HoldsTaskPort(tf, "ps"));   // untracked, still a gRPC server of the cluster
+  EXPECT_FALSE(HoldsTaskPort(tf, "tb"));  // a sidecar is no part of it
+  EXPECT_EQ(HoldReason(tf), "the default for tony.application.framework = tensorflow");
+  EXPECT_TRUE(HoldsTaskPort(Spec("jax", {Role("worker", 2)}, ""), "worker"));
+  for (const char* fw : {"pytorch", "horovod", "mxnet", "generic"}) {
+    EXPECT_FALSE(HoldsTaskPort(Spec(fw, {Role("worker", 2)}, ""), "worker")) << fw;
+  }
+  JobSpec pt = Spec("pytorch", {Role("worker", 2)}, "");
+  pt.execution_envs = {"TF_GRPC_REUSE_PORT=false", "TF_GRPC_REUSE_PORT=True"};
+  EXPECT_TRUE(HoldsTaskPort(pt, "worker"));  // the last setting, any case
+  EXPECT_EQ(HoldReason(pt), "TF_GRPC_REUSE_PORT=true in tony.execution.envs");
+  tf.execution_envs = {"TF_GRPC_REUSE_PORT=false"};
+  EXPECT_FALSE(HoldsTaskPort(tf, "worker"));
+  tf.hold_port = true;  // the key wins over the variable
+  EXPECT_TRUE(HoldsTaskPort(tf, "worker"));
+  EXPECT_EQ(HoldReason(tf), "tony.task.hold-port = true");
+  pt.hold_port = false;
+  EXPECT_FALSE(HoldsTaskPort(pt, "worker"));
+}
+
+// A held TensorFlow port is shared with TensorFlow's server only when it binds with
+// SO_REUSEPORT: the task gets TF_GRPC_REUSE_PORT=true exactly when its port is held.
+TEST(HoldsTaskPortTest, TensorFlowTasksOfAHeldPortGetTfGrpcReusePort) {
+  JobSpec tf = Spec("tensorflow", {Role("worker", 1), Role("tb", 1, false, true)}, "");
+  TaskEnvInput in;
+  in.spec = &tf;
+  in.role = "worker";
+  in.cluster = {{"worker", {"h:1"}}, {"tb", {"h:2"}}};
+  auto env = BuildTaskEnv(in);
+  ASSERT_TRUE(env.ok()) << env.status().message();
+  EXPECT_EQ((*env)["TF_GRPC_REUSE_PORT"], "true");
+  in.role = "tb";
+  env = BuildTaskEnv(in);
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->count("TF_GRPC_REUSE_PORT"), 0U);
+  tf.hold_port = false;
+  in.role = "worker";
+  env = BuildTaskEnv(in);
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->count("TF_GRPC_REUSE_PORT"), 0U);
+}
+
 }  // namespace
 }  // namespace tony::runtime

@@ -147,6 +147,7 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.task.executor.execution-timeout-ms",
                                          "tony.worker.timeout",
                                          "tony.task.executor.registry-timeout-sec",
+                                         "tony.task.hold-port",
                                          "tony.task.executor.execution.error-message-max-depth",
                                          "tony.container.registration.timeout",
                                          "tony.container.allocation.timeout",

@@ -265,7 +265,8 @@ TEST(BuildTaskEnvTest, TensorFlowPsStrategyTasksSeeTheWholeTrainingCluster) {
   for (const auto& [role, index] :
        std::vector<std::pair<std::string, int>>{{"chief", 0}, {"ps", 0}, {"worker", 1}}) {
     EnvMap env = FrameworkVariables(spec, cluster, role, index);
-    EXPECT_EQ(env.size(), 2u);
+    EXPECT_EQ(env.size(), 3u);
+    EXPECT_EQ(env.at("TF_GRPC_REUSE_PORT"), "true");  // each server shares its held port
     auto tf = nlohmann::json::parse(env.at("TF_CONFIG"));
     EXPECT_EQ(tf, nlohmann::json::parse(R"({"cluster":{"chief":["c:1"],"ps":["p:2"],)"
                                         R"("worker":["w0:3","w1:4"]},"task":{"type":")" +

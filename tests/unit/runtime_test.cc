@@ -58,7 +58,8 @@ TEST(TensorFlowEnvTest, FcfsSetsNoClusterVariables) {
   in.spec = &spec;
   in.role = "worker";
   in.cluster = {{"worker", {"a:1"}}};
-  EXPECT_TRUE(TensorFlowEnv(in).empty());
+  // Only the held port's variable: no TF_CONFIG, no CLUSTER_SPEC.
+  EXPECT_EQ(TensorFlowEnv(in), (EnvMap{{"TF_GRPC_REUSE_PORT", "true"}}));
 }
 
 TEST(PyTorchEnvTest, WorkersGetTorchrunAndTonyVariables) {
