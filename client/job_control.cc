@@ -14,6 +14,7 @@
 
 #include "client/job_record.h"
 #include "client/render.h"
+#include "client/warnings.h"
 #include "client/yarn_cluster.h"
 #include "client/yarn_submit.h"
 #include "client/yarn_view.h"
@@ -87,7 +88,9 @@ Result<rpc::JobStatus> CurrentYarnStatus(const history::JobPaths& paths) {
     return RecordJobEnd(paths, status, status.final_status(), status.message(), UnendedTasks::kLost,
                         "lost: the application ended with no client recording it");
   }
-  (void)history::WriteJobStatus(paths, status);
+  WarnIfFailed(history::WriteJobStatus(paths, status),
+               "the local record of " + BaseName(paths.root) + " was not updated",
+               "it shows the job as it was");
   return status;
 }
 

@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "client/render.h"
+#include "client/warnings.h"
 #include "common/clock.h"
+#include "common/files.h"
 #include "common/task_state.h"
 
 namespace tony::client {
@@ -34,12 +36,15 @@ rpc::JobStatus RecordJobEnd(const history::JobPaths& paths, rpc::JobStatus statu
         {"reason", why},          {"history_status", core::TonyHistoryStatus(state)}};
     lines.push_back(e.dump());
   }
-  (void)history::WriteJobStatus(paths, status);
-  for (const auto& line : lines) (void)history::AppendEvent(paths, line);
   nlohmann::json job = {{"time_ms", status.end_wall_ms()},
                         {"job", rpc::FinalStatus_Name(final_status)},
                         {"message", message}};
-  (void)history::AppendEvent(paths, job.dump());
+  lines.push_back(job.dump());
+  // A full disk fails every line alike: said once.
+  Warner warner;
+  const std::string what = "the end of job " + BaseName(paths.root) + " is not fully recorded";
+  warner.WarnIfFailed(history::WriteJobStatus(paths, status), what);
+  for (const auto& line : lines) warner.WarnIfFailed(history::AppendEvent(paths, line), what);
   return status;
 }
 

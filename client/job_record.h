@@ -22,7 +22,8 @@ enum class UnendedTasks {
 };
 
 // Ends `status` (a copy of the last record) and writes it; `why` is each ended task's reason.
-// Returns the record as written.
+// Returns the record as written; a write that fails (a full disk, a removed job dir) is a warning
+// on stderr naming the file and the reason.
 rpc::JobStatus RecordJobEnd(const history::JobPaths& paths, rpc::JobStatus status,
                             rpc::FinalStatus final_status, const std::string& message,
                             UnendedTasks unended, const std::string& why);

@@ -59,24 +59,23 @@ Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes) {
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode) {
   std::string tmp = path + ".tmp." + RandomHex(6);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) return ErrnoStatus("cannot create " + tmp, errno);
+  if (fd < 0) return ErrnoStatus("cannot write " + path, errno);
   size_t off = 0;
+  int err = 0;
   while (off < content.size()) {
     ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return ErrnoStatus("cannot write " + tmp, err);
+      err = errno;
+      break;
     }
     off += static_cast<size_t>(n);
   }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;  // NFS and friends report a full disk here
+  if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
     ::unlink(tmp.c_str());
-    return ErrnoStatus("cannot rename " + tmp + " to " + path, err);
+    return ErrnoStatus("cannot write " + path, err);
   }
   return Status::Ok();
 }

@@ -14,7 +14,8 @@ Result<std::string> ReadFile(const std::string& path);
 // than max_bytes + 1.
 Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes);
 // Writes to a fresh "<path>.tmp.<random>" (O_EXCL|O_NOFOLLOW: never through a file or link
-// planted there) then renames, so readers never see half a file.
+// planted there) then renames, so readers never see half a file. Errors name `path` (the
+// temporary's random name would make every failure of a rewritten file a new message).
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode = 0644);
 Status MakeDirs(const std::string& path, int mode = 0755);
 Status RemoveAll(const std::string& path);
