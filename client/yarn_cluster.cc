@@ -129,8 +129,9 @@ std::string HadoopConfDirOf(const std::string& application_id) {
   return recorded.ok() ? std::string(Trim(*recorded)) : "";
 }
 
-void RecordClusterConf(const Cluster& cluster, const std::string& job_dir) {
-  (void)WriteFileAtomic(JoinPath(job_dir, kConfDirRecord), cluster.conf.conf_dir + "\n");
+Status RecordClusterConf(const Cluster& cluster, const std::string& job_dir) {
+  TONY_RETURN_IF_ERROR(
+      WriteFileAtomic(JoinPath(job_dir, kConfDirRecord), cluster.conf.conf_dir + "\n"));
   std::string named;
   if (!cluster.site_files.yarn_site.empty()) {
     named += std::string(kYarnConfPathKey) + "=" + cluster.site_files.yarn_site + "\n";
@@ -143,7 +144,8 @@ void RecordClusterConf(const Cluster& cluster, const std::string& job_dir) {
     named +=
         std::string(kDataNodeHostsKey) + "=" + Join(cluster.webhdfs.datanode_hosts, ",") + "\n";
   }
-  if (!named.empty()) (void)WriteFileAtomic(JoinPath(job_dir, kSiteFilesRecord), named);
+  if (named.empty()) return Status::Ok();
+  return WriteFileAtomic(JoinPath(job_dir, kSiteFilesRecord), named);
 }
 
 Configuration ClusterKeysOf(const std::string& application_id) {

@@ -72,7 +72,7 @@ Result<std::unique_ptr<hadoop::yarn::ApplicationClient>> ConnectRm(const Cluster
 // one the job was submitted with (recorded in its local job dir); "" when neither.
 std::string HadoopConfDirOf(const std::string& application_id);
 // Writes the records HadoopConfDirOf and ClusterKeysOf read into a job's local dir.
-void RecordClusterConf(const Cluster& cluster, const std::string& job_dir);
+Status RecordClusterConf(const Cluster& cluster, const std::string& job_dir);
 // The cluster keys an application id's job was submitted with (from its local record), to pass
 // to LoadCluster: the site-file keys when no HADOOP_CONF_DIR is set, and the https keys
 // (kSslCaFileKey, kDataNodeHostsKey) always.

@@ -20,6 +20,7 @@
 #include "client/render.h"
 #include "client/resources.h"
 #include "client/staging.h"
+#include "client/warnings.h"
 #include "client/yarn_cluster.h"
 #include "client/yarn_security.h"
 #include "common/clock.h"
@@ -209,7 +210,10 @@ Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
 bool SchedulerCountsVcores(const Cluster& c) {
   Configuration scheduler = c.conf.raw;
   std::string file = JoinPath(c.conf.conf_dir, "capacity-scheduler.xml");
-  if (!c.conf.conf_dir.empty() && PathExists(file)) (void)scheduler.AddFile(file);
+  if (!c.conf.conf_dir.empty() && PathExists(file)) {
+    WarnIfFailed(scheduler.AddFile(file), "the fit check",
+                 "it takes the scheduler to place containers by memory alone");
+  }
   std::string calculator = scheduler.GetOr("yarn.scheduler.capacity.resource-calculator", "");
   std::string kind = scheduler.GetOr("yarn.resourcemanager.scheduler.class", "");
   return calculator.find("DominantResourceCalculator") != std::string::npos ||
@@ -274,7 +278,7 @@ constexpr char kKeepStagingFile[] = "keep-staging";
 void RemoveStaging(const Cluster& c, const std::string& app_id) {
   const history::JobPaths paths(history::JobsRoot() + "/" + app_id);
   if (PathExists(JoinPath(paths.root, kKeepStagingFile))) return;  // tony submit --debug
-  (void)RemoveAll(paths.Staging());
+  WarnIfFailed(RemoveAll(paths.Staging()), "the job's local staging copy is left");
   auto deleted = MakeWebHdfs(c.conf, c.security, c.webhdfs)->Delete(StagingDir(c, app_id));
   if (!deleted.ok()) {
     std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
@@ -302,7 +306,8 @@ class YarnFollower final : public JobFollower {
 
   void OnStatus(const rpc::JobStatus& status) override {
     last_ = status;
-    (void)history::WriteJobStatus(paths_, last_);
+    record_warner_.WarnIfFailed(history::WriteJobStatus(paths_, last_),
+                                "the local record of " + app_id_ + " is not updated");
     for (const auto& t : last_.tasks()) {
       if (t.log_url().empty() || !announced_.insert(t.container_id()).second) continue;
       std::cout << "tony: " << t.role() << ":" << t.index() << " in " << t.container_id()
@@ -318,7 +323,8 @@ class YarnFollower final : public JobFollower {
   }
 
   void KillWithoutCoordinator(const std::string& reason) override {
-    (void)rm_.ForceKillApplication(app_, reason);
+    WarnIfFailed(rm_.ForceKillApplication(app_, reason), "could not kill " + app_id_,
+                 "it may go on running (tony kill " + app_id_ + ")");
   }
 
   std::optional<rpc::JobStatus> OnNoAnswer(const rpc::JobStatus& /*last*/) override {
@@ -329,10 +335,7 @@ class YarnFollower final : public JobFollower {
     }
     next_report_ms_ = SystemClock().MonotonicMs() + 500;
     auto r = rm_.GetApplicationReport(app_);
-    if (!r.ok()) {
-      std::cerr << "tony: warning: " << r.status().message() << "\n";
-      return std::nullopt;
-    }
+    if (report_warner_.WarnIfFailed(r.status(), "no report of " + app_id_)) return std::nullopt;
     std::string state(yarn::ApplicationStateName(r->yarn_application_state()));
     if (state != last_state_) {
       std::cout << "tony: application " << app_id_ << " is " << state << "\n" << std::flush;
@@ -348,7 +351,8 @@ class YarnFollower final : public JobFollower {
   }
 
   rpc::JobStatus Force(const rpc::JobStatus& /*last*/) override {
-    (void)rm_.ForceKillApplication(app_, InterruptForcedReason());
+    WarnIfFailed(rm_.ForceKillApplication(app_, InterruptForcedReason()),
+                 "could not kill " + app_id_, "it may go on running (tony kill " + app_id_ + ")");
     last_ =
         RecordJobEnd(paths_, last_, rpc::KILLED, InterruptForcedReason(), UnendedTasks::kStopped,
                      "forced stop: tony did not wait for the task to end");
@@ -375,6 +379,8 @@ class YarnFollower final : public JobFollower {
   rpc::JobStatus last_;
   std::string last_state_;
   std::string last_error_;  // the AM's last error shown
+  Warner record_warner_;    // failed writes of the local record, at every status
+  Warner report_warner_;    // the RM's failed reports, every 500 ms while the AM is away
   int64_t next_report_ms_ = 0;
   std::set<std::string> announced_;  // containers whose log URL was printed
 };
@@ -451,7 +457,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     if (staged.ok()) bundle = *staged;
   }
   if (!s.ok()) {
-    (void)RemoveAll(paths.root);
+    WarnIfFailed(RemoveAll(paths.root), "the job dir of " + app_id + " is left");
     return Fail(s.WithContext("staging job " + app_id));
   }
 
@@ -584,9 +590,10 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     RemoveStaging(*cluster, app_id);
     return Fail(s, kExitJobFailed);
   }
-  RecordClusterConf(*cluster, paths.root);
+  WarnIfFailed(RecordClusterConf(*cluster, paths.root), "the job dir of " + app_id,
+               "tony status, logs and kill of it need HADOOP_CONF_DIR set to this cluster's");
   // Uploaded: the local copies are no longer needed (a --debug job keeps them).
-  if (!o.debug) (void)RemoveAll(paths.Staging());
+  if (!o.debug) WarnIfFailed(RemoveAll(paths.Staging()), "the job's local staging copy is left");
   std::string tracking;
   if (auto r = rm.GetApplicationReport(app); r.ok()) tracking = r->trackingurl();
   std::cout << "tony: job " << app_id << " on the yarn engine (" << spec.framework << ", "
@@ -608,7 +615,9 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   rpc::JobStatus final_status = FollowJob(follower);
   std::string yarn_state = AwaitEnd(rm, app, 60s);
   if (yarn_state != "FINISHED" && yarn_state != "FAILED" && yarn_state != "KILLED") {
-    (void)rm.ForceKillApplication(app, "tony submit: the job ended but the application did not");
+    WarnIfFailed(
+        rm.ForceKillApplication(app, "tony submit: the job ended but the application did not"),
+        "could not kill " + app_id, "it may go on running (tony kill " + app_id + ")");
     yarn_state = AwaitEnd(rm, app, 30s);
   }
   RemoveStaging(*cluster, app_id);
@@ -689,7 +698,8 @@ int KillYarnApplication(const std::string& application_id, const std::string& co
   RemoveStaging(*cluster, application_id);
   // A local record that does not show the end takes the RM's (its unended tasks ended with it).
   if (auto written = history::ReadJobStatus(paths); written.ok() && !IsFinished(*written)) {
-    (void)CurrentJobStatus(paths);
+    auto updated = CurrentJobStatus(paths);
+    WarnIfFailed(updated.status(), "the local record of " + application_id + " is not updated");
   }
   std::cout << "job " << application_id << " " << state << "\n";
   return state == "KILLED" || state == "FINISHED" || state == "FAILED" ? 0 : 1;

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "client/warnings.h"
+#include "client/yarn_cluster.h"
 #include "common/files.h"
 
 namespace tony::client {
@@ -73,6 +74,21 @@ TEST_F(JobRecordTest, AStatusFileThatCannotBeWrittenIsNamedNotItsTemporary) {
   auto events = ReadFile(paths.Events());
   ASSERT_TRUE(events.ok());
   EXPECT_NE(events->find("\"job\":\"FAILED\""), std::string::npos) << *events;
+}
+
+TEST_F(JobRecordTest, TheClusterConfRecordThatCannotBeWrittenIsAnErrorNamingIt) {
+  // A job dir that is a regular file: nothing can be created under it, not even by root.
+  const std::string job_dir = JoinPath(root_, "application_1_0001");
+  ASSERT_TRUE(WriteFileAtomic(job_dir, "").ok());
+  Cluster cluster;
+  cluster.conf.conf_dir = "/etc/hadoop";
+  Status s = RecordClusterConf(cluster, job_dir);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cannot write " + JoinPath(job_dir, kConfDirRecord) + ": "),
+            std::string::npos)
+      << s.message();
+  EXPECT_TRUE(RecordClusterConf(cluster, root_).ok());
+  EXPECT_EQ(*ReadFile(JoinPath(root_, kConfDirRecord)), "/etc/hadoop\n");
 }
 
 TEST(WarnerTest, ARepeatedWarningIsPrintedOnce) {
