@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "client/staging.h"
+#include "client/warnings.h"
 #include "common/files.h"
 #include "common/process.h"
 #include "common/strings.h"
@@ -272,7 +273,7 @@ Result<std::string> BuildBundle(const std::string& binary, const std::string& ca
     return Status::Ok();
   };
   Status s = build();
-  (void)RemoveAll(root);
+  WarnIfFailed(RemoveAll(root), "the tony bundle's build dir is left");
   if (!s.ok()) return s.WithContext("building the tony bundle in " + cache_dir);
   PruneCache(cache_dir, bundle);
   return bundle;

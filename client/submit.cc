@@ -20,6 +20,7 @@
 #include "client/render.h"
 #include "client/resources.h"
 #include "client/staging.h"
+#include "client/warnings.h"
 #include "client/yarn_submit.h"
 #include "common/clock.h"
 #include "common/files.h"
@@ -459,7 +460,7 @@ int Submit(const SubmitOptions& o) {
   if (s.ok()) s = StageLocalResources(*spec, paths);
   if (!s.ok()) {
     std::cerr << "tony: error: staging job " << job_id << ": " << s.message() << "\n";
-    (void)RemoveAll(paths.root);
+    WarnIfFailed(RemoveAll(paths.root), "the job dir of " + job_id + " is left");
     return kExitBadInput;
   }
   std::cout << "tony: job " << job_id << " on the " << engine << " engine (" << spec->framework
@@ -480,8 +481,8 @@ int Submit(const SubmitOptions& o) {
   ::close(started->ready_fd);
   if (!am.ok()) {
     KillSession(am_pid);
-    if (!o.debug) (void)RemoveAll(paths.Staging());
     std::cerr << "tony: error: " << am.status().message() << "\n";
+    if (!o.debug) WarnIfFailed(RemoveAll(paths.Staging()), "the job's staging copy is left");
     return kExitJobFailed;
   }
   rpc::JobStatus final_status;
@@ -498,7 +499,7 @@ int Submit(const SubmitOptions& o) {
     ::waitpid(am_pid, &st, 0);
   }
   // The coordinator removes it as it exits; not when it was killed first.
-  if (!o.debug) (void)RemoveAll(paths.Staging());
+  if (!o.debug) WarnIfFailed(RemoveAll(paths.Staging()), "the job's staging copy is left");
   std::cout << RenderSummary(final_status) << std::flush;
   if (o.debug) std::cout << "tony: --debug: the staged job is in " << paths.Staging() << "\n";
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
