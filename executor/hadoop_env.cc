@@ -173,6 +173,7 @@ std::optional<std::string> HadoopClasspath(const std::string& hadoop, const EnvM
     TONY_LOG(kWarning) << "running " << hadoop << " classpath --glob: " << pid.status().message();
   } else if (auto st = AwaitChildExit(*pid, kClasspathTimeoutMs); !st) {
     SignalGroup(*pid, SIGKILL);
+    // Only reaps: SIGKILL ends it, and the warning below says what the task loses.
     (void)AwaitChildExit(*pid, 5000);
     TONY_LOG(kWarning) << hadoop << " classpath --glob did not finish within "
                        << kClasspathTimeoutMs / 1000 << " s; the task gets no Hadoop CLASSPATH";
@@ -183,7 +184,9 @@ std::optional<std::string> HadoopClasspath(const std::string& hadoop, const EnvM
   } else if (auto text = ReadFileBounded(o.stdout_path, 1 << 20); text.ok()) {
     out = std::string(Trim(*text));
   }
-  (void)RemoveAll(*dir);
+  if (Status removed = RemoveAll(*dir); !removed.ok()) {
+    TONY_LOG(kWarning) << "hadoop classpath: " << removed.message();
+  }
   return out;
 }
 

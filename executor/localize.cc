@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/files.h"
+#include "common/log.h"
 #include "common/process.h"
 #include "common/strings.h"
 
@@ -21,7 +22,11 @@ struct RunResult {
 
 // Runs a short command to its end with its output in `log`, then gives that output back.
 Result<RunResult> RunCapturing(std::vector<std::string> argv, const std::string& log) {
-  (void)RemoveAll(log);
+  // The command appends to `log`: an earlier run's output must not pass for this one's.
+  if (Status cleared = RemoveAll(log); !cleared.ok()) {
+    TONY_LOG(kWarning) << cleared.message() << "; the output read back may begin with an earlier "
+                       << "run's";
+  }
   SpawnOptions o;
   o.argv = std::move(argv);
   o.env = CurrentEnvironment();

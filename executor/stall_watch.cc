@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <ctime>
 
 #include "common/clock.h"
@@ -36,6 +37,25 @@ std::string Seconds(int64_t ms) {
 
 std::string DumpPath(const std::string& log_dir, pid_t pid) {
   return JoinPath(StacksDumpDir(log_dir), std::to_string(pid));
+}
+
+// Appends `text` to `path` (created if need be).
+Status AppendToFile(const std::string& path, const std::string& text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("cannot write " + path, errno);
+  size_t done = 0;
+  int err = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  return err == 0 ? Status::Ok() : ErrnoStatus("cannot write " + path, err);
 }
 
 int64_t DumpSize(const std::string& path) {
@@ -106,8 +126,13 @@ void StallWatch::BeginCapture(int64_t quiet_ms) {
       skipped_.push_back(pid);
       continue;
     }
-    // The hook appends; an earlier capture's dump must not pass for this one's.
-    (void)::truncate(DumpPath(options_.log_dir, pid).c_str(), 0);
+    // The hook appends; an earlier capture's dump must not pass for this one's. No dump yet
+    // (ENOENT) is the usual case.
+    const std::string dump = DumpPath(options_.log_dir, pid);
+    if (::truncate(dump.c_str(), 0) != 0 && errno != ENOENT) {
+      TONY_LOG(kWarning) << ErrnoStatus("cannot empty " + dump, errno).message() << "; pid " << pid
+                         << "'s stacks may be an earlier capture's";
+    }
     if (::kill(pid, sig) == 0) asked_.push_back(pid);
   }
   if (asked_.empty()) {
@@ -167,21 +192,20 @@ void StallWatch::FinishCapture() {
                " (not Python, or Python run with -E or -I, which ignore tony's PYTHONPATH hook)";
     if (!stopped.empty()) summary += "; stopped (SIGSTOP): pid " + stopped;
   }
+  Status kept;
   if (!stacks.empty()) {
-    summary += "; stacks in " + stacks_path;
-    std::string entry = "==== " + UtcNow(clock_) + " " + summary + "\n" + stacks + "\n";
-    int fd = ::open(stacks_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      (void)!::write(fd, entry.data(), entry.size());
-      ::close(fd);
-    }
+    std::string entry = "==== " + UtcNow(clock_) + " " + summary + "; stacks in " + stacks_path +
+                        "\n" + stacks + "\n";
+    kept = AppendToFile(stacks_path, entry);
+    // Where the stacks could not be kept the note still carries their first part.
+    summary += kept.ok() ? "; stacks in " + stacks_path : "; stacks not kept: " + kept.message();
   }
   std::string note = summary;
   if (!stacks.empty()) {
     note += "\n" + stacks.substr(0, kMaxNoteStacks);
     if (stacks.size() > kMaxNoteStacks) {
-      note += "... (" + std::to_string(stacks.size() - kMaxNoteStacks) + " more bytes in " +
-              stacks_path + ")";
+      note += "... (" + std::to_string(stacks.size() - kMaxNoteStacks) + " more bytes" +
+              (kept.ok() ? " in " + stacks_path : std::string(", not kept")) + ")";
     }
   }
   TONY_LOG(kWarning) << "stalled: " << note;

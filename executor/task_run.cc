@@ -164,7 +164,10 @@ void TaskRun::StartUserProcesses() {
       TONY_LOG(kWarning) << hook.WithContext("writing the Python stacks hook").message()
                          << "; a stall will be reported without stacks";
     }
-    (void)WriteFileAtomic(ProgressFile(id_), "");
+    if (Status progress = WriteFileAtomic(ProgressFile(id_), ""); !progress.ok()) {
+      TONY_LOG(kWarning) << progress.message() << "; the task's touches of $TONY_PROGRESS_FILE "
+                         << "may not count as progress";
+    }
   }
   Status s = options.ok() ? processes_.Start(*options) : options.status();
   if (!s.ok()) {

@@ -349,7 +349,13 @@ void YarnEngine::StopAllThenUnregister(std::vector<Container> launched,
                                        std::string diagnostics) {
   for (size_t i = 0; i < launched.size(); ++i) {
     const Container& c = launched[i];
-    if (tokens[i]) (void)nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *tokens[i]);
+    if (!tokens[i]) continue;
+    Status stopped = nm_.StopContainer(c.proto.id(), c.proto.nodeid(), *tokens[i]);
+    if (!stopped.ok()) {
+      TONY_LOG(kWarning) << "stopping container " << hadoop::yarn::ContainerIdString(c.proto.id())
+                         << ": " << stopped.message()
+                         << "; the ResourceManager stops it when the application unregisters";
+    }
   }
   asio::post(rm_io_, [this, final_status, diagnostics = std::move(diagnostics)] {
     Unregister(final_status, diagnostics);

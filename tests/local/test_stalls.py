@@ -1,8 +1,9 @@
 """Stalls on the local engine (README "Stalls"): a real Python task that goes silent inside a named
 function is STALLED after tony.worker.stall-timeout-ms; on-stall=fail fails the job with its Python
 stack, on-stall=warn shows STALLED until it prints again. A task that prints, or touches
-$TONY_PROGRESS_FILE, more often than the timeout is never STALLED. Each leaves no process behind
-(checked by scanning /proc)."""
+$TONY_PROGRESS_FILE, more often than the timeout is never STALLED. Stacks that stacks.txt cannot
+take are said to be lost, and still shown. Each leaves no process behind (checked by scanning
+/proc)."""
 import json
 import os
 import re
@@ -38,6 +39,9 @@ print("started")
 if mode == "hang":  # and a forked child (a DataLoader worker, say) hangs too
     if os.fork() == 0:
         child_waits_for_parent()
+    stuck_in_allreduce()
+elif mode == "hang_unkept":  # hangs where stacks.txt cannot be written (a directory stands there)
+    os.mkdir(os.path.join(log, "stacks.txt"))
     stuck_in_allreduce()
 elif mode == "chatty":  # prints every 0.2 s for 2.5 timeouts
     for step in range(25):
@@ -102,6 +106,19 @@ def test_a_silent_task_fails_the_job_with_its_python_stack(tony, tmp_path):
     assert "in stuck_in_allreduce" in stacks
     assert states_in_events(tony.job_dir(), "worker:0")[-2:] == ["STALLED", "FAILED"]
     assert tony.status()["final_status"] == "FAILED"
+    assert_nothing_left(tony.home)
+
+
+def test_stacks_that_cannot_be_kept_are_said_and_still_shown(tony, tmp_path):
+    proc = submit(tony, tmp_path, "hang_unkept", "fail")
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == 1, out + err
+    w0 = tony.task("worker", 0)
+    stacks_txt = os.path.join(w0["log_dir"], "stacks.txt")
+    assert f"; stacks not kept: cannot write {stacks_txt}: Is a directory" in w0["stall"], w0
+    assert f"stacks in {stacks_txt}" not in out, out
+    # The message carries the stack all the same.
+    assert re.search(r'task\.py", line \d+ in stuck_in_allreduce\n', out), out
     assert_nothing_left(tony.home)
 
 
