@@ -175,7 +175,8 @@ int RunBundle() {
 
 int Main(int argc, char** argv) {
   // Every tony process may hold a job secret (README, "The job secret"): none may
-  // be read through /proc by the job's own code, which runs as the same user.
+  // be read through /proc by the job's own code, which runs as the same user. Ignored: prctl(2)
+  // fails only for an invalid option or value, and PR_SET_DUMPABLE with 0 is neither.
   (void)MakeNonDumpable();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {

@@ -39,6 +39,7 @@ LogMessage::~LogMessage() {
   std::snprintf(prefix, sizeof(prefix), "%s.%03dZ %c %s] ", stamp, millis,
                 kLevels[static_cast<int>(level_)], Component().c_str());
   std::string line = prefix + stream_.str() + "\n";
+  // A log line that cannot be written has nowhere else to be said.
   ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
   (void)ignored;
 }

@@ -72,6 +72,8 @@ std::string FindInPath(const std::string& name, const EnvMap& env) {
 // Between fork and exec only async-signal-safe calls; report failures through the pipe.
 [[noreturn]] void ChildFail(int fd, const char* what) {
   int err = errno;
+  // The child exits 127 whatever happens; the parent says "cannot start" without the errno if
+  // these writes fail.
   ssize_t ignored = ::write(fd, &err, sizeof(err));
   ignored = ::write(fd, what, std::strlen(what));
   (void)ignored;
@@ -174,6 +176,7 @@ Result<pid_t> Spawn(const SpawnOptions& options) {
     n = ::read(pipefd[0], &child_errno, sizeof(child_errno));
   } while (n < 0 && errno == EINTR);
   if (n == static_cast<ssize_t>(sizeof(child_errno))) {
+    // What failed is a detail of the message: a short or failed read leaves it empty.
     ssize_t m = ::read(pipefd[0], what, sizeof(what) - 1);
     (void)m;
     ::close(pipefd[0]);

@@ -77,6 +77,7 @@ void Validator::CheckAllTypes() {
 void Validator::CheckType(const std::string& key) {
   const KeySpec* spec = FindKeySpec(key);
   if (spec == nullptr) return;
+  // Read for the check alone: a bad value is recorded in errors_, the value is not needed here.
   switch (spec->type) {
     case KeyType::kInt:
       (void)Int(key);

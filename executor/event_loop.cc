@@ -72,7 +72,9 @@ void LoopTimer::Disarm() {
   itimerspec spec{};
   ::timerfd_settime(fd_, 0, &spec, nullptr);
   uint64_t expirations = 0;
-  (void)::read(fd_, &expirations, sizeof expirations);  // drop an expiry not yet handled
+  // Drops an expiry not yet handled; EAGAIN (the non-blocking timerfd had none) is the usual
+  // result, and no other error of a read into a local of the right size can happen.
+  (void)::read(fd_, &expirations, sizeof expirations);
 }
 
 Result<std::unique_ptr<EventLoop>> EventLoop::Create(std::function<void(int)> on_signal) {
@@ -103,6 +105,7 @@ void EventLoop::Post(std::function<void()> fn) {
     posted_.push_back(std::move(fn));
   }
   uint64_t one = 1;
+  // Can fail only with EAGAIN, when the counter is at its maximum: the loop is woken already.
   (void)::write(event_fd_, &one, sizeof one);
 }
 
@@ -154,6 +157,7 @@ void EventLoop::DrainSignals() {
 
 void EventLoop::DrainPosted() {
   uint64_t count = 0;
+  // Resets the wake-up counter; EAGAIN (no wake-up pending) is fine: the queue is read anyway.
   (void)::read(event_fd_, &count, sizeof count);
   std::deque<std::function<void()>> ready;
   {
