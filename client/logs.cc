@@ -133,23 +133,21 @@ int ShowAmContainerLog(const history::JobPaths& paths, const LogsOptions& o) {
   auto urls = AmContainerLogUrls(app_id);
   if (!urls.ok()) return Error("the AM's log of " + app_id + ": " + urls.status().message());
   std::string tried;
-  auto trust = std::make_shared<hadoop::hdfs::TlsTrust>();
-  if (std::any_of(urls->begin(), urls->end(), [](auto& u) { return StartsWith(u, "https://"); })) {
-    auto loaded = YarnWebTrust(app_id);
-    if (!loaded.ok()) return Error("the AM's log of " + app_id + ": " + loaded.status().message());
-    *trust = *std::move(loaded);
-  }
+  auto loaded = YarnWebAccess(app_id, std::any_of(urls->begin(), urls->end(), [](auto& u) {
+                                return StartsWith(u, "https://");
+                              }));
+  if (!loaded.ok()) return Error("the AM's log of " + app_id + ": " + loaded.status().message());
+  auto get = std::make_shared<hadoop::hdfs::HttpGetOptions>(*std::move(loaded));
   for (const auto& base : *urls) {
     std::string url = base + "/am.log";
-    auto first = hadoop::hdfs::HttpGet(url, hadoop::hdfs::kMaxHttpGetBytes, *trust);
+    auto first = hadoop::hdfs::HttpGet(url, *get);
     if (!first.ok()) {
       tried += "\n  " + url + ": " + first.status().message();
       continue;
     }
     std::vector<LogFile> files = {
-        {"am.log", [url, trust](size_t offset) -> Result<std::string> {
-           TONY_ASSIGN_OR_RETURN(
-               std::string all, hadoop::hdfs::HttpGet(url, hadoop::hdfs::kMaxHttpGetBytes, *trust));
+        {"am.log", [url, get](size_t offset) -> Result<std::string> {
+           TONY_ASSIGN_OR_RETURN(std::string all, hadoop::hdfs::HttpGet(url, *get));
            return offset < all.size() ? all.substr(offset) : std::string();
          }}};
     return PrintLogs(files, o, [&] { return StillWriting(paths, "", 0, 0); });
@@ -209,20 +207,16 @@ int ShowLogs(const std::string& id_or_path, const LogsOptions& o) {
       return Error("task " + o.task + " of job " + status->job_id() + " has no logs yet");
     }
     attempt = found->attempt();
-    // A NodeManager of a yarn.http.policy=HTTPS_ONLY cluster: the cluster's CAs.
-    auto trust = std::make_shared<hadoop::hdfs::TlsTrust>();
-    if (StartsWith(found->log_url(), "https://")) {
-      auto loaded = YarnWebTrust(status->job_id());
-      if (!loaded.ok()) return Error("task " + o.task + ": " + loaded.status().message());
-      *trust = *std::move(loaded);
-    }
+    // The NodeManager's web: the cluster's CAs (yarn.http.policy=HTTPS_ONLY), SPNEGO where
+    // the cluster is Kerberized.
+    auto loaded = YarnWebAccess(status->job_id(), StartsWith(found->log_url(), "https://"));
+    if (!loaded.ok()) return Error("task " + o.task + ": " + loaded.status().message());
+    auto get = std::make_shared<hadoop::hdfs::HttpGetOptions>(*std::move(loaded));
     for (const auto& name : *names) {
       std::string url = found->log_url() + "/" + name;
       files.push_back({o.task + " attempt " + std::to_string(attempt) + " " + name,
-                       [url, trust](size_t offset) -> Result<std::string> {
-                         TONY_ASSIGN_OR_RETURN(
-                             std::string all,
-                             hadoop::hdfs::HttpGet(url, hadoop::hdfs::kMaxHttpGetBytes, *trust));
+                       [url, get](size_t offset) -> Result<std::string> {
+                         TONY_ASSIGN_OR_RETURN(std::string all, hadoop::hdfs::HttpGet(url, *get));
                          return offset < all.size() ? all.substr(offset) : std::string();
                        }});
     }

@@ -1,6 +1,7 @@
 #include "client/yarn_view.h"
 
 #include <algorithm>
+#include <iostream>
 
 #include "client/yarn_cluster.h"
 #include "common/strings.h"
@@ -160,10 +161,20 @@ Result<std::vector<std::string>> AmContainerLogUrls(const std::string& app_id) {
   return urls;
 }
 
-Result<hadoop::hdfs::TlsTrust> YarnWebTrust(const std::string& app_id) {
-  TONY_ASSIGN_OR_RETURN(Cluster cluster,
-                        LoadCluster(HadoopConfDirOf(app_id), ClusterKeysOf(app_id)));
-  return cluster.webhdfs.trust;
+Result<hadoop::hdfs::HttpGetOptions> YarnWebAccess(const std::string& app_id, bool https) {
+  hadoop::hdfs::HttpGetOptions get;
+  auto cluster = LoadCluster(HadoopConfDirOf(app_id), ClusterKeysOf(app_id));
+  if (!cluster.ok()) {
+    if (https) return cluster.status();
+    // A plain http page may still answer; if it asks for SPNEGO, this says why tony did not.
+    std::cerr << "tony: warning: reading " << app_id
+              << "'s logs without its cluster's settings (no SPNEGO): "
+              << cluster.status().message() << "\n";
+    return get;
+  }
+  get.trust = cluster->webhdfs.trust;
+  get.negotiate = cluster->conf.kerberos;
+  return get;
 }
 
 Result<std::vector<YarnApplicationRow>> ListYarnApplications() {

@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "hadoop/hdfs/tls.h"
+#include "hadoop/hdfs/webhdfs.h"
 #include "rpc/tony.pb.h"
 
 namespace tony::client {
@@ -27,9 +28,13 @@ Result<rpc::JobStatus> YarnJobStatus(const std::string& app_id, rpc::JobStatus l
 // every NodeManager on the AM's host (candidates, best first).
 Result<std::vector<std::string>> AmContainerLogUrls(const std::string& app_id);
 
-// The CAs https requests to the cluster of `app_id` trust (tony.application.ssl.ca-file as the
-// job was submitted with, else the cluster's ssl-client.xml trust store, else the system's).
-Result<hadoop::hdfs::TlsTrust> YarnWebTrust(const std::string& app_id);
+// How to read a web page of the cluster of `app_id` (a NodeManager's container logs): the CAs an
+// https URL trusts (tony.application.ssl.ca-file as the job was submitted with, else the
+// cluster's ssl-client.xml trust store, else the system's), and SPNEGO (the user's ticket) on a
+// Kerberized cluster, whose web UIs ask for it. When the cluster's configuration cannot be
+// loaded, an http URL is read plainly (as a job submitted elsewhere can only be) and an https one
+// is an error.
+Result<hadoop::hdfs::HttpGetOptions> YarnWebAccess(const std::string& app_id, bool https);
 
 // One of the user's TONY applications, as the RM lists them.
 struct YarnApplicationRow {
