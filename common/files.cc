@@ -84,7 +84,13 @@ Status MakeDirs(const std::string& path, int mode) {
   std::error_code ec;
   fs::create_directories(path, ec);
   if (ec) return Internal("cannot create directory " + path + ": " + ec.message());
-  ::chmod(path.c_str(), static_cast<mode_t>(mode));
+  // An existing directory gets the mode too; one that cannot (another user's, a read-only file
+  // system) is refused rather than used with a mode tony did not choose.
+  if (::chmod(path.c_str(), static_cast<mode_t>(mode)) != 0) {
+    char m[8];
+    std::snprintf(m, sizeof(m), "%04o", static_cast<unsigned>(mode));
+    return ErrnoStatus("cannot set mode " + std::string(m) + " on directory " + path, errno);
+  }
   return Status::Ok();
 }
 

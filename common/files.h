@@ -17,6 +17,8 @@ Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes);
 // planted there) then renames, so readers never see half a file. Errors name `path` (the
 // temporary's random name would make every failure of a rewritten file a new message).
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode = 0644);
+// Creates `path` and its parents and sets its mode (an existing directory too); an error names
+// the directory when either fails.
 Status MakeDirs(const std::string& path, int mode = 0755);
 Status RemoveAll(const std::string& path);
 // A directory only this user can write to, for what tony keeps (README "Directories tony
