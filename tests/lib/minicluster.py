@@ -80,3 +80,19 @@ def hdfs_put(conf_dir, path, data):
     with urllib.request.urlopen(urllib.request.Request(location, data=data, method="PUT"),
                                 timeout=30) as r:
         assert r.status == 201, r.status
+
+
+def edit_site(path, changes):
+    """Sets (or, for None, removes) properties of a Hadoop site file."""
+    tree = ET.parse(path)
+    root = tree.getroot()
+    for prop in list(root.iter("property")):
+        if prop.findtext("name") in changes:
+            root.remove(prop)
+    for key, value in changes.items():
+        if value is None:
+            continue
+        prop = ET.SubElement(root, "property")
+        ET.SubElement(prop, "name").text = key
+        ET.SubElement(prop, "value").text = value
+    tree.write(path)

@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from minicluster import edit_site
 from tonytest import SYSTEM_PYTHON, Tony, eventually, tony_xml, write
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -110,22 +111,6 @@ def ha_cluster():
 def site_properties(path):
     root = ET.parse(path).getroot()
     return {p.findtext("name"): p.findtext("value") for p in root.iter("property")}
-
-
-def edit_site(path, changes):
-    """Sets (or, for None, removes) properties of a Hadoop site file."""
-    tree = ET.parse(path)
-    root = tree.getroot()
-    for prop in list(root.iter("property")):
-        if prop.findtext("name") in changes:
-            root.remove(prop)
-    for key, value in changes.items():
-        if value is None:
-            continue
-        prop = ET.SubElement(root, "property")
-        ET.SubElement(prop, "name").text = key
-        ET.SubElement(prop, "value").text = value
-    tree.write(path)
 
 
 def client_conf(cluster, tmp_path, yarn=None, core=None):
@@ -263,7 +248,16 @@ def test_running_job_survives_a_resource_manager_failover(ha_cluster, tmp_path):
         "yarn-site.xml", f"yarn.resourcemanager.scheduler.address.{old_active}")
     new_scheduler = ha_cluster.property(
         "yarn-site.xml", f"yarn.resourcemanager.scheduler.address.{ha_cluster.active}")
-    log = am_log(ha_cluster, app_id)
+    # The RM says FINISHED (what the client waited for) a moment before the AM's Finish call
+    # returns and it logs so: read the log until that line is there.
+    logs = []
+    try:
+        eventually(lambda: logs.append(am_log(ha_cluster, app_id)) or
+                   "unregistered from the ResourceManager: SUCCEEDED" in logs[-1],
+                   timeout=30, interval=0.5, what="the AM's unregister in its log")
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n{logs[-1] if logs else ''}") from None
+    log = logs[-1]
     assert f"on ResourceManager {old_scheduler} failed" in log, log
     assert f"failing over to {new_scheduler}" in log, log
     assert "does not know this ApplicationMaster" in log, log
