@@ -6,26 +6,14 @@
 
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 
 #include "common/strings.h"
+#include "common/utc_time.h"
 
 namespace tony::client {
 namespace {
 
 namespace security = hadoop::security;
-
-// "2026-12-06 01:00:00 UTC".
-std::string UtcTime(int64_t ms) {
-  std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  char text[32] = {};
-  if (::gmtime_r(&seconds, &tm) == nullptr ||
-      std::strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0) {
-    return std::to_string(ms) + " ms since the epoch";
-  }
-  return text;
-}
 
 // "HDFS_DELEGATION_TOKEN for 127.0.0.1:9000, ...": what the file holds, for messages.
 std::string Inventory(const security::Credentials& creds) {

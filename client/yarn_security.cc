@@ -13,6 +13,7 @@
 
 #include "common/clock.h"
 #include "common/strings.h"
+#include "hadoop/hdfs/namenode_client.h"
 #include "hadoop/yarn/records.h"
 
 namespace tony::client {
@@ -227,11 +228,8 @@ Result<hadoop::security::Credentials> FetchDelegationTokens(const hadoop::Cluste
   if (rm_addr.ok()) rm_token.service = TokenService(rm_addr->first, rm_addr->second);
   creds.AddToken(rm_token.service, rm_token);
 
-  TONY_ASSIGN_OR_RETURN(std::string url, fs.GetDelegationToken(renewer));
-  TONY_ASSIGN_OR_RETURN(auto hdfs_token, hadoop::security::DecodeTokenUrlString(url));
-  // The same identifier and password serve HDFS RPC, which the NodeManagers localize with.
-  hdfs_token.kind = hadoop::security::kHdfsDelegationTokenKind;
-  hdfs_token.service = DefaultFsTokenService(cluster);
+  TONY_ASSIGN_OR_RETURN(auto hdfs_token, hadoop::hdfs::GetDefaultFsDelegationToken(
+                                             fs, renewer, DefaultFsTokenService(cluster)));
   creds.AddToken(hdfs_token.service, hdfs_token);
   // The file's tokens for other services still go on: one past its lifetime would make the RM
   // refuse the submission (it renews every token first), with a vaguer message.

@@ -554,6 +554,13 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   if (!cluster->webhdfs.trust.ca_pem.empty()) {
     am_credentials.AddSecret(hadoop::hdfs::kTrustAlias, cluster->webhdfs.trust.ca_pem);
   }
+  const std::string keytab = conf.GetOr("tony.kerberos.keytab", "");
+  if (!keytab.empty() && cluster->security.kerberos && cluster->security.proxy_user.empty()) {
+    auto bytes = ReadFile(keytab);
+    if (!bytes.ok()) return Fail(bytes.status().WithContext("tony.kerberos.keytab"));
+    am_credentials.AddSecret(engine::kKeytabAlias, *bytes);
+    am_credentials.AddSecret(engine::kPrincipalAlias, cluster->security.kerberos->principal());
+  }
   yarn::SetTokens(&sub.am_container, am_credentials);
   if (spec.docker_enabled) {
     yarn::AddDockerRuntime(&sub.am_container, spec.am_docker_image, spec.docker_mounts);

@@ -434,7 +434,18 @@ void Coordinator::HandleHeartbeat(const rpc::HeartbeatRequest& req, rpc::Heartbe
   bool stop = task == nullptr || task->attempt != req.task().attempt() || task->stop_requested ||
               core::IsTerminal(task->state);
   resp->set_stop(stop);
+  if (tokens_generation_ > req.tokens_generation()) {
+    resp->set_tokens(renewed_tokens_);
+    resp->set_tokens_generation(tokens_generation_);
+  }
   reactor->Finish(grpc::Status::OK);
+}
+
+void Coordinator::OnTaskTokensRenewed(std::string credentials) {
+  renewed_tokens_ = std::move(credentials);
+  ++tokens_generation_;
+  TONY_LOG(kInfo) << "new delegation tokens for the tasks (renewal " << tokens_generation_
+                  << "): they reach each running task with its next heartbeat";
 }
 
 void Coordinator::HandleReportResult(const rpc::ReportResultRequest& req,

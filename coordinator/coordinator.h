@@ -80,6 +80,7 @@ class Coordinator final : public engine::EngineListener {
                             const std::string& diagnostics) override;
   void OnContainerLaunchFailed(const std::string& container_id,
                                const std::string& message) override;
+  void OnTaskTokensRenewed(std::string credentials) override;
 
   // Entry points for the RPC service; each runs on the loop.
   class Service;
@@ -181,6 +182,10 @@ class Coordinator final : public engine::EngineListener {
   bool final_status_seen_ = false;
   bool shutting_down_ = false;
   int64_t finished_at_ms_ = 0;
+  // The latest renewal of the tasks' delegation tokens (it holds every renewed token: only the
+  // staging file system's is renewed) and its number; 0: none yet.
+  std::string renewed_tokens_;
+  int64_t tokens_generation_ = 0;
   std::thread stopper_;
 };
 

@@ -11,6 +11,7 @@
 #include "engine/yarn/yarn_engine.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/security/credentials.h"
+#include "hadoop/security/kerberos.h"
 #include "hadoop/yarn/cluster_conf.h"
 
 namespace tony {
@@ -49,6 +50,27 @@ Result<hadoop::security::Credentials> AmCredentials() {
   return credentials;
 }
 
+// A keytab submit's keytab and principal (engine/yarn_contract.h kKeytabAlias), taken out of the
+// credentials file; the keytab is kept in memory only.
+Result<engine::TokenRenewalOptions> TokenRenewalFromKeytab(
+    const std::string& alias, const hadoop::security::Token& staging,
+    const hadoop::hdfs::WebHdfsOptions& web) {
+  TONY_ASSIGN_OR_RETURN(auto secrets, hadoop::security::TakeSecretsFromTokenFile(
+                                          {engine::kKeytabAlias, engine::kPrincipalAlias}));
+  engine::TokenRenewalOptions renewal;
+  TONY_ASSIGN_OR_RETURN(renewal.keytab, hadoop::security::KeytabInMemory(secrets[0]));
+  renewal.principal = secrets[1];
+  renewal.namenode_http = Env(engine::kStagingNameNodeEnv);
+  renewal.web = web;
+  renewal.alias = alias;
+  renewal.token = staging;
+  if (renewal.namenode_http.empty()) {
+    return FailedPrecondition(std::string(engine::kStagingNameNodeEnv) +
+                              " is not set: no NameNode to renew the HDFS delegation token with");
+  }
+  return renewal;
+}
+
 Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
   engine::YarnEngineOptions yarn;
   yarn.scheduler_address = Env(engine::kSchedulerAddressEnv);
@@ -84,6 +106,13 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
     yarn.task_tokens.AddSecret(hadoop::hdfs::kTrustAlias, *ca);
   }
   yarn.node_web_scheme = Env(engine::kNodeWebSchemeEnv, "http");
+  if (credentials.FindSecret(engine::kKeytabAlias) != nullptr && staging_token != nullptr) {
+    std::string alias;
+    for (const auto& [a, t] : credentials.tokens()) {
+      if (t == *staging_token) alias = a;
+    }
+    TONY_ASSIGN_OR_RETURN(yarn.token_renewal, TokenRenewalFromKeytab(alias, *staging_token, web));
+  }
   TONY_ASSIGN_OR_RETURN(std::string listing, ReadFile(JoinPath(job_dir, engine::kResourcesFile)));
   TONY_ASSIGN_OR_RETURN(yarn.resources, engine::ParseYarnResources(listing));
   if (yarn.scheduler_address.empty()) {

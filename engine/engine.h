@@ -61,6 +61,9 @@ class EngineListener {
   // A Launch the engine accepted could not start the container (e.g. its NodeManager refused).
   virtual void OnContainerLaunchFailed(const std::string& container_id,
                                        const std::string& message) = 0;
+  // New delegation tokens for the tasks (engine/yarn/token_renewal.h), as the bytes of a Hadoop
+  // credentials file: each replaces the task's token of the same alias. YARN with a keytab only.
+  virtual void OnTaskTokensRenewed(std::string /*credentials*/) {}
 };
 
 class Engine {

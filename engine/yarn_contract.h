@@ -59,6 +59,13 @@ inline constexpr char kNodeWebSchemeEnv[] = "TONY_YARN_NODE_WEB_SCHEME";
 inline constexpr char kNameNodeHttpEnv[] = "TONY_NAMENODE_HTTP_ADDRESS";
 inline constexpr char kWebHdfsUrlEnv[] = "TONY_WEBHDFS_URL";
 inline constexpr char kHdfsTokenServiceEnv[] = "TONY_HDFS_TOKEN_SERVICE";
+// A keytab submit (--principal/--keytab or tony.kerberos.*, without a proxy user): the keytab's
+// bytes and the principal as secret keys of the AM's credentials, as the job secret travels
+// (rpc/job_secret.h), so that the AM can get new HDFS delegation tokens before the old ones reach
+// their maximum lifetime (engine/yarn/token_renewal.h). The AM takes them out of its credentials
+// file at start; no executor gets them.
+inline constexpr char kKeytabAlias[] = "tony.kerberos.keytab";
+inline constexpr char kPrincipalAlias[] = "tony.kerberos.principal";
 
 // Inside a container: the name of the tony bundle's ARCHIVE resource (client/bundle.h builds it)
 // and the executable in it, which the AM and every executor run.

@@ -245,6 +245,17 @@ void AddHdfsAccess(EnvMap& env, const JobHadoop& job) {
   AddHadoopClasspath(env, job);
 }
 
+Status RenewTokenFile(const std::string& credentials) {
+  const char* path = std::getenv("HADOOP_TOKEN_FILE_LOCATION");
+  if (path == nullptr || *path == '\0') {
+    return FailedPrecondition("HADOOP_TOKEN_FILE_LOCATION is not set: no token file to renew");
+  }
+  TONY_ASSIGN_OR_RETURN(security::Credentials renewed, security::Credentials::Parse(credentials));
+  TONY_ASSIGN_OR_RETURN(security::Credentials file, security::Credentials::ReadFile(path));
+  for (const auto& [alias, token] : renewed.tokens()) file.AddToken(alias, token);
+  return file.WriteFile(path, security::Credentials::Format::kWritable);
+}
+
 std::string ExpandClasspath(const std::vector<std::string>& entries, const EnvMap& env) {
   std::vector<std::string> out;
   for (const std::string& entry : entries) {

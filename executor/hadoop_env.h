@@ -24,6 +24,10 @@
 //    has it); tony.application.hadoop.classpath, when set, is the CLASSPATH itself ($VAR, ${VAR}
 //    and YARN's {{VAR}} expanded from the task's environment, a dir/* or *.jar entry globbed into
 //    its jars because libhdfs's JVM does not expand wildcards) and no `hadoop classpath` runs.
+// With a keytab submit the AM renews the default file system's token before it dies
+// (engine/yarn/token_renewal.h), and the executor puts each new one into
+// $HADOOP_TOKEN_FILE_LOCATION (RenewTokenFile); the variables keep the tokens of the start, so a
+// long-running reader takes its token from the file.
 // tony.execution.envs is applied after these, so a user's own CLASSPATH wins.
 // Thread-safety: the executor's main thread; `hadoop classpath` runs once per executor.
 #pragma once
@@ -32,6 +36,7 @@
 #include <vector>
 
 #include "common/process.h"
+#include "common/status.h"
 
 namespace tony {
 
@@ -44,6 +49,12 @@ struct JobHadoop {
 // Adds the variables above to `env` (the user process's environment being built, which also
 // says where Hadoop and the token file are). Failures are warnings in the executor's log.
 void AddHdfsAccess(EnvMap& env, const JobHadoop& job = {});
+
+// Puts renewed delegation tokens (a Hadoop credentials file's bytes, the coordinator's heartbeat
+// reply) into $HADOOP_TOKEN_FILE_LOCATION, the container's token file that the user processes
+// read (without the job's secret keys, rpc/job_secret.h), replacing those of the same alias. The
+// file is replaced whole (a new file renamed over it), so a reader sees the old or the new one.
+Status RenewTokenFile(const std::string& credentials);
 
 // tony.application.hadoop.classpath's entries as a CLASSPATH: variables expanded from `env`,
 // globs replaced by what they match in order (an entry matching nothing is dropped, as

@@ -1,12 +1,14 @@
 #include "executor/task_run.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "common/process.h"
+#include "executor/hadoop_env.h"
 #include "executor/python_stacks.h"
 #include "runtime/framework.h"
 
@@ -246,6 +248,7 @@ void TaskRun::OnHeartbeatTick() {
   heartbeat_in_flight_ = true;
   rpc::HeartbeatRequest req;
   *req.mutable_task() = id_.Ref();
+  req.set_tokens_generation(tokens_generation_);
   if (stalled_) {
     req.set_stalled(true);
     req.set_stall(stall_note_);
@@ -261,6 +264,7 @@ void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
   int64_t now = NowMs();
   if (resp.ok()) {
     last_answer_ms_ = now;
+    if (resp->tokens_generation() > tokens_generation_) OnTokensRenewed(*resp);
     if (resp->stop()) StopTask("stopped by the coordinator", true);
     return;
   }
@@ -270,6 +274,18 @@ void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
     heartbeat_.Disarm();
     StopTask("lost contact with the coordinator", false);
   }
+}
+
+// A failure leaves tokens_generation_ as it was: the next heartbeat brings the tokens again.
+void TaskRun::OnTokensRenewed(const rpc::HeartbeatResponse& resp) {
+  if (Status s = RenewTokenFile(resp.tokens()); !s.ok()) {
+    TONY_LOG(kError) << "renewed delegation tokens (renewal " << resp.tokens_generation()
+                     << ") not written to the token file: " << s.ToString();
+    return;
+  }
+  tokens_generation_ = resp.tokens_generation();
+  TONY_LOG(kInfo) << "renewed delegation tokens (renewal " << tokens_generation_ << ") in "
+                  << std::getenv("HADOOP_TOKEN_FILE_LOCATION");
 }
 
 void TaskRun::OnSignal(int sig) {

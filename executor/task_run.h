@@ -61,6 +61,7 @@ class TaskRun {
   void OnStallChange(bool stalled, const std::string& note);
   void OnHeartbeatTick();
   void OnHeartbeat(Result<rpc::HeartbeatResponse> resp);
+  void OnTokensRenewed(const rpc::HeartbeatResponse& resp);
   // Stops the task for `why`: before the running phase the executor exits without starting the
   // user process; in it, the user processes are stopped.
   void StopTask(const std::string& why, bool by_request);
@@ -87,6 +88,7 @@ class TaskRun {
   bool lost_ = false;
   bool stalled_ = false;  // what the heartbeats say (StallWatch)
   std::string stall_note_;
+  int64_t tokens_generation_ = 0;  // the renewal of the delegation tokens in the token file
   LoopTimer register_retry_;
   LoopTimer spec_retry_;
   LoopTimer heartbeat_;

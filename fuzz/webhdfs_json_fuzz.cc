@@ -1,6 +1,7 @@
 // The NameNode's WebHDFS replies (docs/hadoop-ipc.md §6): GETFILESTATUS's FileStatus (whose length
-// and modification time go into every LocalResource), MKDIRS/DELETE's boolean and the
-// RemoteException of an error, for any HTTP code; GETDELEGATIONTOKEN's Token.urlString.
+// and modification time go into every LocalResource), MKDIRS/DELETE's boolean,
+// RENEWDELEGATIONTOKEN's long and the RemoteException of an error, for any HTTP code;
+// GETDELEGATIONTOKEN's Token.urlString.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string body(reinterpret_cast<const char*>(data), size);
   (void)hdfs::ParseFileStatusReply(body, "WebHDFS GETFILESTATUS /fuzz");
   (void)hdfs::ParseBooleanReply(body, "WebHDFS DELETE /fuzz");
+  (void)hdfs::ParseLongReply(body, "WebHDFS RENEWDELEGATIONTOKEN");
   if (auto url = hdfs::ParseDelegationTokenReply(body, "WebHDFS GETDELEGATIONTOKEN"); url.ok()) {
     FUZZ_CHECK(!url->empty() && url->size() <= size);
   } else {

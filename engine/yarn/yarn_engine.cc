@@ -60,6 +60,14 @@ Status YarnEngine::Start(EngineListener* listener, const CoordinatorAddress& coo
   TONY_ASSIGN_OR_RETURN(
       auto registered, rm_->Register(coordinator.host, coordinator.port, coordinator.tracking_url));
   registered_ = true;
+  if (options_.token_renewal) {
+    renewal_ = std::make_unique<TokenRenewal>(
+        io_, *options_.token_renewal,
+        [this](const std::string& alias, const hadoop::security::Token& token) {
+          OnTokenRenewed(alias, token);
+        });
+    renewal_->Start();
+  }
   hadoop::yarn::Resource max = hadoop::yarn::FromProto(registered.maximumcapability());
   TONY_LOG(kInfo) << "registered with the ResourceManager at " << rm_->Current().ToString()
                   << " as " << coordinator.host << ":" << coordinator.port << " (tracking URL "
@@ -301,6 +309,17 @@ void YarnEngine::Stop(const std::string& container_id, int64_t /*grace_ms*/) {
              });
 }
 
+// Containers launched from now on get the new token, and the running ones through the listener.
+void YarnEngine::OnTokenRenewed(const std::string& alias, const hadoop::security::Token& token) {
+  options_.task_tokens.AddToken(alias, token);
+  hadoop::security::Credentials renewed;
+  renewed.AddToken(alias, token);
+  if (listener_ != nullptr) {
+    listener_->OnTaskTokensRenewed(
+        renewed.Serialize(hadoop::security::Credentials::Format::kWritable));
+  }
+}
+
 void YarnEngine::Release(const std::string& container_id) {
   auto it = containers_.find(container_id);
   if (it == containers_.end() || it->second.launched) return;
@@ -312,6 +331,7 @@ void YarnEngine::Shutdown(rpc::FinalStatus status, const std::string& message) {
   if (shut_down_) return;
   shut_down_ = true;
   heartbeat_timer_.cancel();
+  renewal_.reset();
   if (rm_ == nullptr || !registered_) {
     nm_work_.reset();
     rm_work_.reset();

@@ -32,6 +32,7 @@
 
 #include "config/job_spec.h"
 #include "engine/engine.h"
+#include "engine/yarn/token_renewal.h"
 #include "engine/yarn_contract.h"
 #include "hadoop/yarn/clients.h"
 
@@ -52,6 +53,8 @@ struct YarnEngineOptions {
   // The scheme of the NodeManagers' web addresses (kNodeWebSchemeEnv): https on a cluster whose
   // yarn.http.policy is HTTPS_ONLY.
   std::string node_web_scheme = "http";
+  // With a keytab submit: new HDFS delegation tokens before the old ones die.
+  std::optional<TokenRenewalOptions> token_renewal;
 };
 
 class YarnEngine final : public Engine {
@@ -95,6 +98,7 @@ class YarnEngine final : public Engine {
                              std::string diagnostics);
   void Unregister(hadoop::yarn::pb::FinalApplicationStatusProto final_status,
                   const std::string& diagnostics);
+  void OnTokenRenewed(const std::string& alias, const hadoop::security::Token& token);
 
   asio::io_context& io_;
   JobSpec spec_;
@@ -122,6 +126,7 @@ class YarnEngine final : public Engine {
   asio::io_context nm_io_;
   asio::executor_work_guard<asio::io_context::executor_type> nm_work_;
   std::thread nm_thread_;
+  std::unique_ptr<TokenRenewal> renewal_;  // with options_.token_renewal, from Start to Shutdown
 };
 
 }  // namespace tony::engine

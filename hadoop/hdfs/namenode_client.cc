@@ -39,4 +39,13 @@ Result<security::Token> GetDelegationTokenOverRpc(
   return security::Token{t.identifier(), t.password(), t.kind(), t.service()};
 }
 
+Result<security::Token> GetDefaultFsDelegationToken(WebHdfs& fs, const std::string& renewer,
+                                                    const std::string& service) {
+  TONY_ASSIGN_OR_RETURN(std::string url, fs.GetDelegationToken(renewer));
+  TONY_ASSIGN_OR_RETURN(security::Token token, security::DecodeTokenUrlString(url));
+  token.kind = security::kHdfsDelegationTokenKind;
+  token.service = service;
+  return token;
+}
+
 }  // namespace tony::hadoop::hdfs

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/ipc/sasl_layer.h"
 #include "hadoop/security/credentials.h"
 #include "hadoop/security/kerberos.h"
@@ -32,5 +33,12 @@ struct NameNodeRpcTarget {
 Result<security::Token> GetDelegationTokenOverRpc(
     const NameNodeRpcTarget& target, std::shared_ptr<security::KerberosCredentials> kerberos,
     const std::string& renewer);
+
+// The staging (default) file system's token: WebHDFS GETDELEGATIONTOKEN for `renewer`, stored as
+// HDFS_DELEGATION_TOKEN for `service` ("ip:port" of the NameNode's RPC address, or
+// "ha-hdfs:<nameservice>"): the same identifier and password serve HDFS RPC, which the
+// NodeManagers localize with. The client's submit and the AM's renewal both get it this way.
+Result<security::Token> GetDefaultFsDelegationToken(WebHdfs& fs, const std::string& renewer,
+                                                    const std::string& service);
 
 }  // namespace tony::hadoop::hdfs

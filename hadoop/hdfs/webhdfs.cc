@@ -357,6 +357,17 @@ Result<bool> ParseBooleanReply(const std::string& body, const std::string& what)
   return b->get<bool>();
 }
 
+Result<int64_t> ParseLongReply(const std::string& body, const std::string& what) {
+  TONY_ASSIGN_OR_RETURN(Json j, ParseJson(body, what));
+  const Json* v = Field(j, "long");
+  if (v == nullptr || !v->is_number_integer() ||
+      (v->is_number_unsigned() &&
+       v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))) {
+    return Internal(what + ": no integer \"long\" in " + Excerpt(body));
+  }
+  return v->get<int64_t>();
+}
+
 Result<std::string> ParseDelegationTokenReply(const std::string& body, const std::string& what) {
   auto j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   const Json* token = j.is_object() ? Field(j, "Token") : nullptr;
@@ -378,6 +389,18 @@ Result<std::string> WebHdfs::GetDelegationToken(const std::string& renewer) {
           spnego_, options_.trust));
   if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
   return ParseDelegationTokenReply(r.body, what);
+}
+
+Result<int64_t> WebHdfs::RenewDelegationToken(const std::string& url_string) {
+  std::string what = "WebHDFS RENEWDELEGATIONTOKEN";
+  TONY_ASSIGN_OR_RETURN(
+      Reply r,
+      NameNodeExchange(
+          namenodes_, active_, "PUT",
+          [&](auto& nn) { return Url(nn, "/", "op=RENEWDELEGATIONTOKEN&token=" + url_string); },
+          spnego_, options_.trust));
+  if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
+  return ParseLongReply(r.body, what);
 }
 
 Result<std::string> HttpGet(const std::string& url, size_t max_bytes, const TlsTrust& trust) {

@@ -38,6 +38,8 @@ struct FileStatus {
 Result<FileStatus> ParseFileStatusReply(const std::string& body, const std::string& what);
 // The "boolean" of a 200 MKDIRS or DELETE reply: {"boolean": true}.
 Result<bool> ParseBooleanReply(const std::string& body, const std::string& what);
+// The "long" of a 200 RENEWDELEGATIONTOKEN reply, the token's new expiry: {"long": 1700000000000}.
+Result<int64_t> ParseLongReply(const std::string& body, const std::string& what);
 // The Status of an unexpected reply: kNotFound for 404 or a FileNotFoundException,
 // kPermissionDenied for 401/403, else kInternal; the message has the RemoteException's class and
 // message when the body is {"RemoteException": {"exception", "javaClassName", "message"}}.
@@ -121,6 +123,9 @@ class WebHdfs {
   // GETDELEGATIONTOKEN: a new HDFS delegation token (its urlString) that `renewer` (the short
   // name of the ResourceManager's principal, Hadoop's Master.getMasterPrincipal) may renew.
   Result<std::string> GetDelegationToken(const std::string& renewer);
+  // RENEWDELEGATIONTOKEN of a token (its urlString) whose renewer is this login: the new expiry,
+  // ms since the epoch ({"long": ...}).
+  Result<int64_t> RenewDelegationToken(const std::string& url_string);
 
   const std::string& user() const { return user_; }
 

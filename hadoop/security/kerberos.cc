@@ -2,9 +2,14 @@
 
 #include <gssapi/gssapi_ext.h>
 #include <gssapi/gssapi_krb5.h>
+#include <krb5/krb5.h>
 #include <openssl/rand.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 namespace tony::hadoop::security {
 namespace {
@@ -141,6 +146,89 @@ Result<std::shared_ptr<KerberosCredentials>> KerberosCredentials::FromKeytab(
 KerberosCredentials::~KerberosCredentials() {
   OM_uint32 minor = 0;
   if (cred_ != GSS_C_NO_CREDENTIAL) gss_release_cred(&minor, &cred_);
+}
+
+Result<std::string> KeytabInMemory(const std::string& bytes) {
+  int fd = ::memfd_create("tony-keytab", MFD_CLOEXEC);
+  if (fd < 0) return Internal(std::string("memfd_create for the keytab: ") + std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      return Internal(std::string("writing the keytab to memory: ") + std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  return "FILE:/proc/self/fd/" + std::to_string(fd);
+}
+
+namespace {
+
+// MIT's words for a krb5 error code of `ctx`.
+std::string Krb5Error(krb5_context ctx, krb5_error_code code) {
+  const char* text = krb5_get_error_message(ctx, code);
+  std::string out = text != nullptr ? text : "error " + std::to_string(code);
+  krb5_free_error_message(ctx, text);
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MemoryTicketCache>> MemoryTicketCache::FromKeytab(
+    const std::string& principal, const std::string& keytab) {
+  const std::string what = "Kerberos login of " + principal + " from keytab " + keytab;
+  krb5_context ctx = nullptr;
+  if (krb5_error_code code = krb5_init_context(&ctx); code != 0) {
+    return Internal(what + ": krb5_init_context failed (" + std::to_string(code) + ")");
+  }
+  std::unique_ptr<MemoryTicketCache> out(new MemoryTicketCache(NewMemoryCacheName()));
+  krb5_principal client = nullptr;
+  krb5_keytab kt = nullptr;
+  krb5_ccache cc = nullptr;
+  krb5_creds creds{};
+  bool have_creds = false;
+  std::string step;
+  krb5_error_code code = krb5_parse_name(ctx, principal.c_str(), &client);
+  if (code == 0) code = krb5_kt_resolve(ctx, keytab.c_str(), &kt);
+  if (code == 0) {
+    step = "the KDC refused the keytab's keys: ";
+    code = krb5_get_init_creds_keytab(ctx, &creds, client, kt, 0, nullptr, nullptr);
+    have_creds = code == 0;
+  }
+  if (code == 0) {
+    step = "storing the ticket: ";
+    code = krb5_cc_resolve(ctx, out->name_.c_str(), &cc);
+  }
+  if (code == 0) code = krb5_cc_initialize(ctx, cc, client);
+  if (code == 0) code = krb5_cc_store_cred(ctx, cc, &creds);
+  std::string error = code != 0 ? Krb5Error(ctx, code) : "";
+  if (have_creds) krb5_free_cred_contents(ctx, &creds);
+  if (cc != nullptr) krb5_cc_close(ctx, cc);
+  if (kt != nullptr) krb5_kt_close(ctx, kt);
+  if (client != nullptr) krb5_free_principal(ctx, client);
+  krb5_free_context(ctx);
+  if (code != 0) return Unauthenticated(what + " failed: " + step + error);
+  return out;
+}
+
+MemoryTicketCache::~MemoryTicketCache() {
+  krb5_context ctx = nullptr;
+  if (krb5_init_context(&ctx) != 0) return;
+  krb5_ccache cc = nullptr;
+  if (krb5_cc_resolve(ctx, name_.c_str(), &cc) == 0) krb5_cc_destroy(ctx, cc);
+  krb5_free_context(ctx);
+}
+
+Status MemoryTicketCache::UseOnThisThread() const {
+  OM_uint32 minor = 0;
+  OM_uint32 major = gss_krb5_ccache_name(&minor, name_.c_str(), nullptr);
+  if (GSS_ERROR(major)) {
+    return Internal("using the credentials cache " + name_ + ": " + GssStatusText(major, minor));
+  }
+  return Status::Ok();
 }
 
 }  // namespace tony::hadoop::security

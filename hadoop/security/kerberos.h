@@ -58,6 +58,34 @@ class KerberosCredentials {
   std::string ccache_;
 };
 
+// A keytab's bytes as a keytab name MIT's library reads ("FILE:/proc/self/fd/<n>" of an
+// anonymous memory file, memfd_create): the keys never reach a file on disk, and the memory file
+// lives as long as this process. For MemoryTicketCache::FromKeytab.
+Result<std::string> KeytabInMemory(const std::string& bytes);
+
+// A MEMORY credentials cache of this process holding a fresh ticket-granting ticket of a
+// principal from its keytab (kinit -k, MIT's krb5_get_init_creds_keytab), for libcurl's SPNEGO,
+// which takes tickets from the default cache only. Destroyed with the object.
+// Thread-safety: UseOnThisThread affects the calling thread only.
+class MemoryTicketCache {
+ public:
+  // kUnauthenticated naming the principal and keytab when the KDC refuses the keys.
+  static Result<std::unique_ptr<MemoryTicketCache>> FromKeytab(const std::string& principal,
+                                                               const std::string& keytab);
+  ~MemoryTicketCache();
+  MemoryTicketCache(const MemoryTicketCache&) = delete;
+  MemoryTicketCache& operator=(const MemoryTicketCache&) = delete;
+
+  // Makes this cache the default of the calling thread's GSS-API calls (gss_krb5_ccache_name),
+  // libcurl's SPNEGO among them; other threads keep theirs.
+  Status UseOnThisThread() const;
+  const std::string& name() const { return name_; }
+
+ private:
+  explicit MemoryTicketCache(std::string name) : name_(std::move(name)) {}
+  std::string name_;  // "MEMORY:tony-login-..."
+};
+
 // The GSS-API's own words for a (major, minor) status, e.g. "Server not found in Kerberos
 // database"; for errors.
 std::string GssStatusText(OM_uint32 major, OM_uint32 minor);

@@ -96,7 +96,10 @@ class SecureCluster:
 
 @contextlib.contextmanager
 def running_secure_minicluster(protection="authentication", nodemanagers=2, conf=None,
-                               flags=()):
+                               flags=(), realm_on_nodes=False):
+    """With `realm_on_nodes`, every container gets KRB5_CONFIG of the test realm (the NodeManagers'
+    yarn.nodemanager.admin-env), as a node's /etc/krb5.conf would name the KDC; else containers
+    know no realm."""
     with kdc_lib.running_kdc() as kdc:
         service_keytab = os.path.join(kdc.root, "service.keytab")
         kdc.add_principal(SERVICE, service_keytab)
@@ -104,6 +107,8 @@ def running_secure_minicluster(protection="authentication", nodemanagers=2, conf
         user_keytab = os.path.join(kdc.root, "alice.keytab")
         kdc.add_principal(USER, user_keytab)
         settings = secure_conf(kdc.realm, service_keytab, protection)
+        if realm_on_nodes:
+            settings["yarn.nodemanager.admin-env"] = f"KRB5_CONFIG={kdc.krb5_conf}"
         settings.update(conf or {})
         with minicluster.running_minicluster(nodemanagers, settings, env=kdc.env(),
                                              flags=flags) as conf_dir:

@@ -3,6 +3,7 @@
 #include "executor/hadoop_env.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <filesystem>
 
@@ -191,6 +192,39 @@ TEST_F(HadoopEnvTest, TheJobsClasspathIsExpandedGlobbedAndRunsNoHadoop) {
   skipped["SKIP_HADOOP_PATH"] = "1";
   AddHdfsAccess(skipped, job);
   EXPECT_EQ(skipped.count("CLASSPATH"), 0u);
+}
+
+// The AM's renewed token (a heartbeat reply's credentials) replaces the task's token of the same
+// alias in the executor's own environment's token file; the others stay as they were.
+TEST_F(HadoopEnvTest, ARenewedTokenReplacesTheOneOfItsAliasInTheTokenFile) {
+  security::Credentials start;
+  start.AddToken("default", HdfsToken("old", "127.0.0.1:9000"));
+  start.AddToken("other", HdfsToken("other", "10.0.0.2:8020"));
+  start.AddSecret(hadoop::hdfs::kTrustAlias, "pem");
+  WriteTokens(start);
+  ASSERT_EQ(::setenv("HADOOP_TOKEN_FILE_LOCATION", env_["HADOOP_TOKEN_FILE_LOCATION"].c_str(), 1),
+            0);
+  security::Credentials renewed;
+  renewed.AddToken("default", HdfsToken("new", "127.0.0.1:9000"));
+  Status s = RenewTokenFile(renewed.Serialize(security::Credentials::Format::kWritable));
+  ::unsetenv("HADOOP_TOKEN_FILE_LOCATION");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  auto file = security::Credentials::ReadFile(env_["HADOOP_TOKEN_FILE_LOCATION"]);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  ASSERT_EQ(file->tokens().size(), 2u);
+  EXPECT_EQ(*file->FindToken(security::kHdfsDelegationTokenKind, "127.0.0.1:9000"),
+            HdfsToken("new", "127.0.0.1:9000"));
+  EXPECT_EQ(*file->FindToken(security::kHdfsDelegationTokenKind, "10.0.0.2:8020"),
+            HdfsToken("other", "10.0.0.2:8020"));
+  ASSERT_NE(file->FindSecret(hadoop::hdfs::kTrustAlias), nullptr);
+}
+
+TEST_F(HadoopEnvTest, RenewingWithoutATokenFileIsAnError) {
+  ::unsetenv("HADOOP_TOKEN_FILE_LOCATION");
+  Status s =
+      RenewTokenFile(security::Credentials().Serialize(security::Credentials::Format::kWritable));
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("HADOOP_TOKEN_FILE_LOCATION"), std::string::npos) << s.message();
 }
 
 }  // namespace
