@@ -19,6 +19,7 @@ import subprocess
 
 import pytest
 
+from minicluster import site_property as site
 from secure_cluster import running_secure_minicluster
 from tonytest import Tony, tony_xml, write
 
@@ -89,14 +90,6 @@ def cluster():
     conf = {"dfs.namenode.delegation.token.renew-interval": str(RENEW_INTERVAL_MS)}
     with running_secure_minicluster("authentication", conf=conf, flags=["--second-dfs"]) as sc:
         yield sc
-
-
-def site(conf_dir, file, key):
-    import xml.etree.ElementTree as ET
-    for prop in ET.parse(os.path.join(conf_dir, file)).getroot().iter("property"):
-        if prop.findtext("name") == key:
-            return prop.findtext("value")
-    return None
 
 
 def nn_http(cluster):

@@ -11,7 +11,7 @@ import pytest
 
 from minicluster import edit_site, site_property
 from secure_cluster import running_secure_minicluster
-from tonytest import SYSTEM_PYTHON, Tony, tony_xml, write
+from tonytest import SYSTEM_PYTHON, Tony, tony_xml, write, yarn_logs
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +45,7 @@ def test_a_job_runs_on_a_kerberized_ha_cluster_with_the_nameservices_token(tmp_p
     r = tony.run("submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
                  "--src_dir", str(tmp_path / "src"), "--conf_file", xml, timeout=300)
     out = r.stdout + r.stderr
-    logs = ""
-    for root, _, files in os.walk(cluster.conf_dir):
-        if "stdout" in files and "container_" in root:
-            logs += open(os.path.join(root, "stdout"), errors="replace").read()
+    logs = yarn_logs(cluster.conf_dir, names=("stdout",))
     assert r.returncode == 0, out + logs
     assert "warning" not in r.stderr, r.stderr  # the nameservice was resolved, not asked as a host
     assert "hdfs token services: ha-hdfs:tonyns" in logs, out + logs

@@ -9,7 +9,7 @@ import pytest
 
 from minicluster import site_property
 from secure_cluster import running_secure_minicluster
-from tonytest import SYSTEM_PYTHON, Tony, tony_xml, write
+from tonytest import SYSTEM_PYTHON, Tony, tony_xml, write, yarn_logs
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +51,7 @@ def test_staging_and_the_tasks_hdfs_reads_go_over_tls_on_a_kerberized_cluster(tm
     r = tony.run("submit", "--executes", "reader.py", "--python_binary_path", SYSTEM_PYTHON,
                  "--src_dir", str(tmp_path / "src"), "--conf_file", xml, timeout=300)
     out = r.stdout + r.stderr
-    logs = ""
-    for root, _, files in os.walk(cluster.conf_dir):
-        if "stdout" in files and "container_" in root:
-            logs += open(os.path.join(root, "stdout"), errors="replace").read()
+    logs = yarn_logs(cluster.conf_dir, names=("stdout",))
     assert r.returncode == 0, out + logs
     assert "base https" in logs, out + logs
     assert "task read over tls: secure data over tls" in logs, out + logs

@@ -14,6 +14,7 @@ import subprocess
 
 import pytest
 
+from minicluster import site_property as site
 from secure_cluster import running_secure_minicluster
 from tonytest import SYSTEM_PYTHON, Tony, tony_xml, write
 
@@ -92,14 +93,6 @@ def cluster():
                                capture_output=True, text=True)
             assert r.returncode == 0, (args, r.returncode, r.stderr)
         yield sc
-
-
-def site(conf_dir, file, key):
-    import xml.etree.ElementTree as ET
-    for prop in ET.parse(os.path.join(conf_dir, file)).getroot().iter("property"):
-        if prop.findtext("name") == key:
-            return prop.findtext("value")
-    return None
 
 
 def submit(tmp_path, cluster, ccache=None, flags=()):

@@ -29,6 +29,7 @@ import time
 
 import pytest
 
+from minicluster import site_property as site
 from secure_cluster import PROXY_USER, USER, running_secure_minicluster
 from tonytest import SYSTEM_PYTHON, Tony, eventually, tony_xml, write
 
@@ -85,14 +86,6 @@ def cluster():
             str(TOKEN_REMOVAL_MS)}
     with running_secure_minicluster("authentication", conf=conf) as sc:
         yield sc
-
-
-def site(conf_dir, file, key):
-    import xml.etree.ElementTree as ET
-    for prop in ET.parse(os.path.join(conf_dir, file)).getroot().iter("property"):
-        if prop.findtext("name") == key:
-            return prop.findtext("value")
-    return None
 
 
 def secure_tony(tmp_path, cluster, ccache=None):
