@@ -316,10 +316,8 @@ class YarnFollower final : public JobFollower {
   }
 
   void OnCoordinatorError(const Status& error) override {
-    if (error.message() == last_error_) return;  // once per distinct reason, not every 500 ms
-    last_error_ = error.message();
-    std::cerr << "tony: warning: the AM of " << app_id_ << " did not answer (" << error.message()
-              << "); following the application through the ResourceManager\n";
+    am_warner_.WarnIfFailed(error, "the AM of " + app_id_ + " did not answer",
+                            "following the application through the ResourceManager");
   }
 
   void KillWithoutCoordinator(const std::string& reason) override {
@@ -378,9 +376,9 @@ class YarnFollower final : public JobFollower {
   std::unique_ptr<rpc::CoordinatorClient> am_;
   rpc::JobStatus last_;
   std::string last_state_;
-  std::string last_error_;  // the AM's last error shown
-  Warner record_warner_;    // failed writes of the local record, at every status
-  Warner report_warner_;    // the RM's failed reports, every 500 ms while the AM is away
+  Warner record_warner_;  // failed writes of the local record, at every status
+  Warner report_warner_;  // the RM's failed reports, every 500 ms while the AM is away
+  Warner am_warner_;      // the AM's failed answers, every 500 ms while it is away
   int64_t next_report_ms_ = 0;
   std::set<std::string> announced_;  // containers whose log URL was printed
 };

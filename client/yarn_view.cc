@@ -1,8 +1,8 @@
 #include "client/yarn_view.h"
 
 #include <algorithm>
-#include <iostream>
 
+#include "client/warnings.h"
 #include "client/yarn_cluster.h"
 #include "common/strings.h"
 #include "hadoop/hdfs/webhdfs.h"
@@ -167,9 +167,8 @@ Result<hadoop::hdfs::HttpGetOptions> YarnWebAccess(const std::string& app_id, bo
   if (!cluster.ok()) {
     if (https) return cluster.status();
     // A plain http page may still answer; if it asks for SPNEGO, this says why tony did not.
-    std::cerr << "tony: warning: reading " << app_id
-              << "'s logs without its cluster's settings (no SPNEGO): "
-              << cluster.status().message() << "\n";
+    WarnIfFailed(cluster.status(),
+                 "reading " + app_id + "'s logs without its cluster's settings (no SPNEGO)");
     return get;
   }
   get.trust = cluster->webhdfs.trust;

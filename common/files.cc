@@ -56,22 +56,27 @@ Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes) {
   return out;
 }
 
+int WriteAllAndClose(int fd, std::string_view data) {
+  size_t done = 0;
+  int err = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  return err;
+}
+
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode) {
   std::string tmp = path + ".tmp." + RandomHex(6);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return ErrnoStatus("cannot write " + path, errno);
-  size_t off = 0;
-  int err = 0;
-  while (off < content.size()) {
-    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      err = errno;
-      break;
-    }
-    off += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0 && err == 0) err = errno;  // NFS and friends report a full disk here
+  int err = WriteAllAndClose(fd, content);
   if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   if (err != 0) {
     ::unlink(tmp.c_str());

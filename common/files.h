@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -17,6 +18,10 @@ Result<std::string> ReadFileBounded(const std::string& path, size_t max_bytes);
 // planted there) then renames, so readers never see half a file. Errors name `path` (the
 // temporary's random name would make every failure of a rewritten file a new message).
 Status WriteFileAtomic(const std::string& path, const std::string& content, int mode = 0644);
+// Writes all of `data` to `fd` (short writes and EINTR retried), then closes it. Returns 0, or
+// the first error's errno: a write's (one that writes nothing is EIO), else close's, which is
+// where NFS and friends report a full disk. For callers that name the file in their own words.
+int WriteAllAndClose(int fd, std::string_view data);
 // Creates `path` and its parents and sets its mode (an existing directory too); an error names
 // the directory when either fails.
 Status MakeDirs(const std::string& path, int mode = 0755);

@@ -42,19 +42,7 @@ std::string DumpPath(const std::string& log_dir, pid_t pid) {
 // Appends `text` to `path` (created if need be).
 Status AppendToFile(const std::string& path, const std::string& text) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("cannot write " + path, errno);
-  size_t done = 0;
-  int err = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = n < 0 ? errno : EIO;
-      break;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0 && err == 0) err = errno;
+  int err = fd < 0 ? errno : WriteAllAndClose(fd, text);
   return err == 0 ? Status::Ok() : ErrnoStatus("cannot write " + path, err);
 }
 

@@ -171,20 +171,9 @@ Result<rpc::JobStatus> ParseJobStatus(const std::string& text, const std::string
 Status AppendEvent(const JobPaths& paths, const std::string& json_line) {
   int fd = ::open(paths.Events().c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("cannot open " + paths.Events(), errno);
-  std::string line = json_line + "\n";
-  size_t done = 0;
-  int err = 0;
-  while (done < line.size()) {
-    ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = n < 0 ? errno : EIO;
-      break;
-    }
-    done += static_cast<size_t>(n);
+  if (int err = WriteAllAndClose(fd, json_line + "\n"); err != 0) {
+    return ErrnoStatus("cannot append to " + paths.Events(), err);
   }
-  if (::close(fd) != 0 && err == 0) err = errno;  // NFS and friends report a full disk here
-  if (err != 0) return ErrnoStatus("cannot append to " + paths.Events(), err);
   return Status::Ok();
 }
 
