@@ -18,6 +18,7 @@
 #include "client/staging.h"
 #include "client/warnings.h"
 #include "common/files.h"
+#include "common/net.h"
 #include "common/process.h"
 #include "common/strings.h"
 
@@ -238,6 +239,12 @@ Result<std::vector<SharedLibrary>> LoadedLibraries(const std::string& binary) {
 
 Result<std::string> BuildBundle(const std::string& binary, const std::string& cache_dir) {
   TONY_ASSIGN_OR_RETURN(auto libs, LoadedLibraries(binary));
+  // The port-hold preload library goes to lib/ too: the executor looks for it beside bin/tony.
+  // Without it the tasks still run; their ports are then released before their processes start.
+  auto shim = ReusePortShimBeside(binary);
+  if (shim.ok()) libs.push_back({kReusePortShimName, *shim});
+  WarnIfFailed(shim.status(), "the bundle lacks the port-hold library",
+               "the job's tasks release their ports before their processes start");
   TONY_ASSIGN_OR_RETURN(std::string key_text, Fingerprint(binary));
   key_text = "tony-bundle-v1\n" + key_text + "\n";
   for (const auto& lib : libs) {

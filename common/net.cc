@@ -8,22 +8,26 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 namespace tony {
 
 ReservedPort::ReservedPort(ReservedPort&& other) noexcept
-    : fd_(other.fd_), port_(other.port_), reuse_port_(other.reuse_port_) {
+    : fd_(other.fd_), fd6_(other.fd6_), port_(other.port_), reuse_port_(other.reuse_port_) {
   other.fd_ = -1;
+  other.fd6_ = -1;
 }
 
 ReservedPort& ReservedPort::operator=(ReservedPort&& other) noexcept {
   if (this != &other) {
     Release();
     fd_ = other.fd_;
+    fd6_ = other.fd6_;
     port_ = other.port_;
     reuse_port_ = other.reuse_port_;
     other.fd_ = -1;
+    other.fd6_ = -1;
   }
   return *this;
 }
@@ -32,38 +36,92 @@ ReservedPort::~ReservedPort() { Release(); }
 
 void ReservedPort::Release() {
   if (fd_ >= 0) ::close(fd_);
+  if (fd6_ >= 0) ::close(fd6_);
   fd_ = -1;
+  fd6_ = -1;
 }
 
-Result<ReservedPort> ReservedPort::Reserve(uint16_t port, bool reuse_port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return ErrnoStatus("socket", errno);
+namespace {
+
+// A TCP socket of `family` bound to the wildcard address's `port`, never listening; for
+// AF_INET6 with IPV6_V6ONLY, so that it covers what the AF_INET one does not. On failure `fd` is
+// -1 and `err`/`what` say which call failed and why.
+struct Bound {
+  int fd = -1;
+  int err = 0;
+  std::string what;
+  Status status() const { return ErrnoStatus(what, err); }
+};
+
+Bound BindWildcard(int family, uint16_t port, bool reuse_port) {
+  Bound b;
+  int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  auto fail = [&b, fd](std::string what) {
+    b.err = errno;
+    b.what = std::move(what);
+    if (fd >= 0) ::close(fd);
+    return b;
+  };
+  if (fd < 0) return fail("socket");
   int one = 1;
   if (reuse_port && ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) {
-    int err = errno;
-    ::close(fd);
-    return ErrnoStatus("setsockopt(SO_REUSEPORT)", err);
+    return fail("setsockopt(SO_REUSEPORT)");
   }
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_ANY);
-  addr.sin_port = htons(port);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    int err = errno;
-    ::close(fd);
-    return ErrnoStatus("cannot bind port " + std::to_string(port), err);
+  int rc = 0;
+  if (family == AF_INET6) {
+    if (::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0) {
+      return fail("setsockopt(IPV6_V6ONLY)");
+    }
+    sockaddr_in6 addr{};
+    addr.sin6_family = AF_INET6;
+    addr.sin6_addr = in6addr_any;
+    addr.sin6_port = htons(port);
+    rc = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  } else {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_ANY);
+    addr.sin_port = htons(port);
+    rc = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   }
-  socklen_t len = sizeof(addr);
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    int err = errno;
-    ::close(fd);
-    return ErrnoStatus("getsockname", err);
+  if (rc != 0) {
+    return fail("cannot bind port " + std::to_string(port) +
+                (family == AF_INET6 ? " on IPv6 ([::])" : ""));
   }
-  ReservedPort r;
-  r.fd_ = fd;
-  r.port_ = ntohs(addr.sin_port);
-  r.reuse_port_ = reuse_port;
-  return r;
+  b.fd = fd;
+  return b;
+}
+
+}  // namespace
+
+Result<ReservedPort> ReservedPort::Reserve(uint16_t port, bool reuse_port) {
+  // Both families: a port bound for IPv4 alone is still free on IPv6 (an IPV6_V6ONLY socket of
+  // any user could bind it and receive the peers that reach this host over IPv6). A kernel-chosen
+  // port whose IPv6 side is taken is given back and another chosen.
+  constexpr int kTries = 8;
+  Status last;
+  for (int attempt = 0; attempt < (port == 0 ? kTries : 1); ++attempt) {
+    Bound v4 = BindWildcard(AF_INET, port, reuse_port);
+    if (v4.fd < 0) return v4.status();
+    ReservedPort r;
+    r.fd_ = v4.fd;
+    r.reuse_port_ = reuse_port;
+    sockaddr_in addr{};
+    socklen_t len = sizeof(addr);
+    if (::getsockname(v4.fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      return ErrnoStatus("getsockname", errno);
+    }
+    r.port_ = ntohs(addr.sin_port);
+    Bound v6 = BindWildcard(AF_INET6, r.port_, reuse_port);
+    if (v6.fd >= 0) {
+      r.fd6_ = v6.fd;
+      return r;
+    }
+    // No IPv6 here (no stack, or disabled): the IPv4 side is all there is to hold.
+    if (v6.err == EAFNOSUPPORT || v6.err == EADDRNOTAVAIL) return r;
+    last = v6.status();
+  }
+  return last;
 }
 
 bool WaitForTcpListener(const std::string& host, int port, int64_t timeout_ms) {
@@ -99,6 +157,15 @@ std::string AdvertisedHost() {
   char buf[256] = {0};
   if (::gethostname(buf, sizeof(buf) - 1) == 0 && buf[0] != '\0') return buf;
   return "127.0.0.1";
+}
+
+Result<std::string> ReusePortShimBeside(const std::string& binary) {
+  std::string dir = binary.substr(0, binary.find_last_of('/') + 1);
+  std::string shim = (dir.empty() ? std::string("./") : dir) + "../lib/" + kReusePortShimName;
+  if (::access(shim.c_str(), R_OK) != 0) {
+    return ErrnoStatus("the port-hold library " + shim + " is not there", errno);
+  }
+  return shim;
 }
 
 }  // namespace tony

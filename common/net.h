@@ -20,7 +20,8 @@ class ReservedPort {
   ReservedPort& operator=(const ReservedPort&) = delete;
   ~ReservedPort();
 
-  // Binds 0.0.0.0:<port>; port 0 lets the kernel choose. With `reuse_port` the socket has
+  // Binds 0.0.0.0:<port> and, where the host has IPv6, [::]:<port> (IPV6_V6ONLY); port 0 lets
+  // the kernel choose. With `reuse_port` the socket has
   // SO_REUSEPORT: a process of the same user that sets it too (TensorFlow's gRPC with
   // TF_GRPC_REUSE_PORT) can bind and listen on the port while this one still holds it; no other
   // process can. This socket never listens, so it takes none of the port's connections.
@@ -33,9 +34,20 @@ class ReservedPort {
 
  private:
   int fd_ = -1;
+  int fd6_ = -1;  // [::]:port_ with IPV6_V6ONLY; -1 on a host without IPv6
   uint16_t port_ = 0;
   bool reuse_port_ = false;
 };
+
+// The port-hold preload library (executor/preload/tony_reuseport.c): preloaded into a task's user
+// process whose listener would not set SO_REUSEPORT by itself, it sets it on a bind to a port named
+// in kHeldPortsVar, so that the process can bind the port its executor holds. It lives in
+// bin/tony's
+// ../lib, in the build tree and in the YARN bundle (client/bundle.h) alike.
+inline constexpr char kReusePortShimName[] = "libtony-reuseport.so";
+inline constexpr char kHeldPortsVar[] = "TONY_HELD_PORTS";
+// <directory of `binary`>/../lib/libtony-reuseport.so, or NotFound naming that path.
+Result<std::string> ReusePortShimBeside(const std::string& binary);
 
 // Waits until host:port accepts a TCP connection, up to `timeout_ms`; false if it never did.
 bool WaitForTcpListener(const std::string& host, int port, int64_t timeout_ms);

@@ -194,10 +194,11 @@ void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
                "",
                "",
                "Keep each task's reserved port bound (SO_REUSEPORT) while its process runs, so no "
-               "other user can take it: true or false. Default: by framework, true for "
-               "tensorflow and jax (their gRPC servers bind with SO_REUSEPORT; tensorflow tasks "
-               "get TF_GRPC_REUSE_PORT=true), false for the others, whose listeners do not; "
-               "TF_GRPC_REUSE_PORT in tony.execution.envs decides when this is unset.",
+               "other user can take it: true or false. Default: true (tensorflow tasks get "
+               "TF_GRPC_REUSE_PORT=true; processes whose listeners do not set SO_REUSEPORT, as "
+               "PyTorch's TCPStore, get it from the preloaded libtony-reuseport.so); false for a "
+               "program that cannot be preloaded (static). TF_GRPC_REUSE_PORT in "
+               "tony.execution.envs decides when this is unset.",
                {"true", "false"}});
   k.push_back(Int("tony.task.executor.execution.error-message-max-depth", "20", "",
                   "stderr lines copied into failure diagnostics."));

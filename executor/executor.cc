@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "common/files.h"
 #include "common/log.h"
 #include "common/net.h"
 #include "common/process.h"
@@ -75,13 +76,29 @@ int RunExecutor() {
   if (s.ok()) s = runtime::PrepareTask(spec, id.role);
   if (!s.ok()) report_and_fail("localizing: " + s.message(), s.message());
   MakeEntryPointExecutable(role->command);
-  auto port = ReservedPort::Reserve(0, runtime::HoldsTaskPort(spec, id.role));
+  TaskRunOptions options;
+  bool hold = runtime::HoldsTaskPort(spec, id.role);
+  if (hold && !runtime::SharesHeldPort(spec, id.role)) {
+    auto self = SelfExecutable();
+    auto shim = self.ok() ? ReusePortShimBeside(*self) : Result<std::string>(self.status());
+    if (shim.ok()) {
+      options.reuse_port_shim = *shim;
+    } else if (spec.hold_port.value_or(false)) {
+      TONY_LOG(kWarning) << shim.status().message() << "; the port stays held as "
+                         << "tony.task.hold-port = true says: the process must bind it with "
+                         << "SO_REUSEPORT itself";
+    } else {
+      hold = false;
+      TONY_LOG(kWarning) << shim.status().message() << "; the port is released just before the "
+                         << "process starts, and open to other users of this host until it binds";
+    }
+  }
+  auto port = ReservedPort::Reserve(0, hold);
   if (!port.ok()) return Fail(port.status().message());
 
-  TaskRunOptions options;
   options.registry_timeout_ms =
       ParseInt64(conf.GetOr("tony.task.executor.registry-timeout-sec", "0")).value_or(0) * 1000;
-  TaskRun task(loop, control, spec, *role, id, std::move(port).value(), options);
+  TaskRun task(loop, control, spec, *role, id, std::move(port).value(), std::move(options));
   run = &task;
   task.Begin();
   // Everything is reported and the user process is gone: exit now rather than wait for calls in

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
+#include <utility>
 
 #include "common/clock.h"
 #include "common/files.h"
@@ -41,7 +42,7 @@ TaskRun::TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, co
       role_(role),
       id_(id),
       port_(std::move(port)),
-      options_(options),
+      options_(std::move(options)),
       register_retry_(loop, [this] { SendRegister(); }),
       spec_retry_(loop, [this] { SendSpecRequest(); }),
       heartbeat_(loop, [this] { OnHeartbeatTick(); }),
@@ -129,9 +130,13 @@ void TaskRun::OnSpec(Result<rpc::GetClusterSpecResponse> resp) {
                   << " process(es): " << role_.command;
   if (port_.reuse_port()) {
     // TonY's ReusablePort: held (SO_REUSEPORT, never listening) until the executor exits; the
-    // user process binds it with SO_REUSEPORT too, so no third process can take it first.
+    // user process binds it with SO_REUSEPORT too (by itself or through the preload library), so
+    // no third process can take it first.
     TONY_LOG(kInfo) << "keeping port " << port_.port() << " bound with SO_REUSEPORT ("
-                    << runtime::HoldReason(spec_) << ")";
+                    << runtime::HoldReason(spec_) << ")"
+                    << (options_.reuse_port_shim.empty()
+                            ? ""
+                            : "; the process binds it through " + options_.reuse_port_shim);
   } else {
     port_.Release();  // as late as possible: the user process binds it next (TonY #366)
   }
@@ -155,11 +160,23 @@ void TaskRun::OnReady(const Status& s) {
   StartUserProcesses();
 }
 
+void TaskRun::PreloadReusePortShim(EnvMap& env) const {
+  // First, so that its bind() is the one the program calls; the user's own preloads follow.
+  auto existing = env.find("LD_PRELOAD");
+  env["LD_PRELOAD"] =
+      options_.reuse_port_shim +
+      (existing == env.end() || existing->second.empty() ? "" : " " + existing->second);
+  env[kHeldPortsVar] = std::to_string(port_.port());
+}
+
 void TaskRun::StartUserProcesses() {
   auto options = UserProcessOptions(spec_, role_, id_, cluster_, published_);
   if (options.ok() && model_params_) {
     // TonY's containerEnv entry: after tony.execution.envs, as TonY's launch env has it.
     for (SpawnOptions& o : *options) o.env["MODEL_PARAMS"] = *model_params_;
+  }
+  if (options.ok() && port_.reuse_port() && !options_.reuse_port_shim.empty()) {
+    for (SpawnOptions& o : *options) PreloadReusePortShim(o.env);
   }
   if (options.ok() && role_.stall_timeout_ms > 0) {
     if (Status hook = WritePythonHook(id_.log_dir); !hook.ok()) {

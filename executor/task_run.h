@@ -34,6 +34,9 @@ namespace tony {
 struct TaskRunOptions {
   int64_t registry_timeout_ms = 0;  // 0: retry registration until stopped
   int64_t grace_ms = 5'000;         // SIGTERM to SIGKILL
+  // With a held port: the preload library that lets the user process bind it (common/net.h
+  // kReusePortShimName); empty when the process shares the port by itself (SharesHeldPort).
+  std::string reuse_port_shim;
 };
 
 class TaskRun {
@@ -53,6 +56,9 @@ class TaskRun {
   void OnSpec(Result<rpc::GetClusterSpecResponse> resp);
   void OnReady(const Status& s);
   void StartUserProcesses();
+  // LD_PRELOAD and TONY_HELD_PORTS for a user process that binds the held port through the
+  // preload library.
+  void PreloadReusePortShim(EnvMap& env) const;
   // A task others await (runtime/framework.h, SpecAwaits): polls for what its user process
   // publishes, sends it to the coordinator once, and stops the task when it does not come.
   void PollPublished();

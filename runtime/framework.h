@@ -53,9 +53,9 @@ class Framework {
   // while the job runs (the Horovod driver serves the workers' rendezvous); empty: it can.
   virtual std::string ServesPeers(const JobSpec& spec, const std::string& role) const;
   // Whether the framework's own listener on the task's reserved port (if it has one) binds with
-  // SO_REUSEPORT, so that the executor may keep the port bound while the user process runs
-  // (HoldsTaskPort). A listener that does not (PyTorch's TCPStore, Horovod's rendezvous) would
-  // fail with EADDRINUSE next to the executor's hold.
+  // SO_REUSEPORT by itself, so that it can bind the port the executor holds (HoldsTaskPort)
+  // without the preload library (SharesHeldPort). One that does not (PyTorch's TCPStore,
+  // Horovod's rendezvous, ZeroMQ) gets it set by the library.
   virtual bool ListenerReusesPort(const JobSpec& spec, const std::string& role) const;
 };
 
@@ -70,11 +70,15 @@ std::string SpecAwaits(const JobSpec& spec, const std::string& role);
 
 // Whether a task of `role` keeps its reserved port bound with SO_REUSEPORT while its user process
 // runs (README "What a task sees"): tony.task.hold-port when set; else TonY's TF_GRPC_REUSE_PORT
-// in tony.execution.envs (the last setting, "true" case-insensitively); else the framework's
-// ListenerReusesPort. Linux lets only a socket of the same user that sets SO_REUSEPORT too bind
-// a held port, so no other tenant can take it before the user process does.
+// in tony.execution.envs (the last setting, "true" case-insensitively); else every task but the
+// am role's. Linux lets only a socket of the same user that sets SO_REUSEPORT too bind a held
+// port, so no other tenant can take it before the user process does.
 bool HoldsTaskPort(const JobSpec& spec, const std::string& role);
-// Why HoldsTaskPort said true, for the executor's log: the key, the variable or the framework.
+// Whether the user process of a task of `role` binds a held port by itself (the framework's
+// ListenerReusesPort, or TF_GRPC_REUSE_PORT=true given by the user); when not, the executor
+// preloads libtony-reuseport.so (common/net.h kReusePortShimName) into it.
+bool SharesHeldPort(const JobSpec& spec, const std::string& role);
+// Why HoldsTaskPort said true, for the executor's log: the key, the variable or the default.
 std::string HoldReason(const JobSpec& spec);
 // True when some role's tasks await a task of `role` (SpecAwaits).
 bool Publishes(const JobSpec& spec, const std::string& role);

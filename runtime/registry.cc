@@ -115,7 +115,11 @@ std::optional<bool> TfGrpcReusePort(const JobSpec& spec) {
 bool HoldsTaskPort(const JobSpec& spec, const std::string& role) {
   if (spec.hold_port) return *spec.hold_port;
   if (auto reuse = TfGrpcReusePort(spec)) return *reuse;
-  if (IsPreprocess(spec, role)) return false;  // runs without the framework
+  return !IsPreprocess(spec, role);  // the am role runs without the framework and its port
+}
+
+bool SharesHeldPort(const JobSpec& spec, const std::string& role) {
+  if (TfGrpcReusePort(spec).value_or(false)) return true;  // the user says the process sets it
   const Framework* fw = FindFramework(spec.framework);
   return fw != nullptr && fw->ListenerReusesPort(spec, role);
 }
@@ -123,7 +127,7 @@ bool HoldsTaskPort(const JobSpec& spec, const std::string& role) {
 std::string HoldReason(const JobSpec& spec) {
   if (spec.hold_port) return "tony.task.hold-port = true";
   if (TfGrpcReusePort(spec)) return "TF_GRPC_REUSE_PORT=true in tony.execution.envs";
-  return "the default for tony.application.framework = " + spec.framework;
+  return "the default";
 }
 
 Result<EnvMap> BuildTaskEnv(const TaskEnvInput& in) {

@@ -28,8 +28,11 @@ bool IsSidecar(const JobSpec& spec, const std::string& role) {
 
 EnvMap TensorFlowEnv(const TaskEnvInput& in) {
   EnvMap env;
-  // The executor holds the task's port (HoldsTaskPort): TensorFlow's server must share it.
-  if (HoldsTaskPort(*in.spec, in.role)) env["TF_GRPC_REUSE_PORT"] = "true";
+  // The executor holds the task's port (HoldsTaskPort): TensorFlow's server must share it. A
+  // sidecar's listener (TensorBoard) gets SO_REUSEPORT from the preload library instead.
+  if (HoldsTaskPort(*in.spec, in.role) && !IsSidecar(*in.spec, in.role)) {
+    env["TF_GRPC_REUSE_PORT"] = "true";
+  }
   if (in.spec->mode != DistributedMode::kGang) return env;  // TonY sets neither in FCFS
   env["CLUSTER_SPEC"] = ClusterSpecJson(in.cluster);
   nlohmann::json cluster = nlohmann::json::object();

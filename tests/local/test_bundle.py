@@ -52,6 +52,10 @@ def test_bundle_holds_tony_and_its_libraries_but_not_glibc(tony, bundle):
     assert {"libstdc++.so.6", "libgcc_s.so.1"} <= needed  # a node's may be older than ours
     assert needed <= set(libs), needed - set(libs)
     assert not [l for l in libs if GLIBC.match(l)], libs
+    # The executor's port-hold library, preloaded into user processes: it needs nothing but glibc.
+    assert "libtony-reuseport.so" in libs, libs
+    shim_needs = loader_listing(os.path.join(root, "lib", "libtony-reuseport.so"))
+    assert all(GLIBC.match(name) for name, _ in shim_needs), shim_needs
     # Not rebuilt on the next call: the same file comes back, and no scratch dir is left.
     again = tony.run("bundle")
     assert again.returncode == 0 and again.stdout.strip() == path, again.stdout + again.stderr

@@ -223,16 +223,15 @@ TEST(FrameworkNamesTest, TheKeysAllowedValuesAreTheRuntimesFrameworks) {
 
 // The task port hold (README "What a task sees"): the frameworks whose listener binds with
 // SO_REUSEPORT hold it by default; the key, then TonY's TF_GRPC_REUSE_PORT, override.
-TEST(HoldsTaskPortTest, ByFrameworkUnlessTheKeyOrTonYsVariableSaysOtherwise) {
+TEST(HoldsTaskPortTest, HeldByDefaultUnlessTheKeyOrTonYsVariableSaysOtherwise) {
   JobSpec tf =
       Spec("tensorflow", {Role("worker", 2), Role("ps", 1, true), Role("tb", 1, false, true)}, "");
   EXPECT_TRUE(HoldsTaskPort(tf, "worker"));
-  EXPECT_TRUE(HoldsTaskPort(tf, "ps"));   // untracked, still a gRPC server of the cluster
-  EXPECT_FALSE(HoldsTaskPort(tf, "tb"));  // a sidecar is no part of it
-  EXPECT_EQ(HoldReason(tf), "the default for tony.application.framework = tensorflow");
-  EXPECT_TRUE(HoldsTaskPort(Spec("jax", {Role("worker", 2)}, ""), "worker"));
-  for (const char* fw : {"pytorch", "horovod", "mxnet", "generic"}) {
-    EXPECT_FALSE(HoldsTaskPort(Spec(fw, {Role("worker", 2)}, ""), "worker")) << fw;
+  EXPECT_TRUE(HoldsTaskPort(tf, "ps"));  // untracked, still a gRPC server of the cluster
+  EXPECT_TRUE(HoldsTaskPort(tf, "tb"));  // a sidecar's TensorBoard too, through the library
+  EXPECT_EQ(HoldReason(tf), "the default");
+  for (const char* fw : {"jax", "pytorch", "horovod", "mxnet", "generic"}) {
+    EXPECT_TRUE(HoldsTaskPort(Spec(fw, {Role("worker", 2)}, ""), "worker")) << fw;
   }
   JobSpec pt = Spec("pytorch", {Role("worker", 2)}, "");
   pt.execution_envs = {"TF_GRPC_REUSE_PORT=false", "TF_GRPC_REUSE_PORT=True"};
@@ -245,6 +244,20 @@ TEST(HoldsTaskPortTest, ByFrameworkUnlessTheKeyOrTonYsVariableSaysOtherwise) {
   EXPECT_EQ(HoldReason(tf), "tony.task.hold-port = true");
   pt.hold_port = false;
   EXPECT_FALSE(HoldsTaskPort(pt, "worker"));
+}
+
+// Which user processes bind a held port by themselves, and which through libtony-reuseport.so.
+TEST(HoldsTaskPortTest, OnlyListenersWithoutSoReusePortNeedThePreloadLibrary) {
+  JobSpec tf = Spec("tensorflow", {Role("worker", 2), Role("tb", 1, false, true)}, "");
+  EXPECT_TRUE(SharesHeldPort(tf, "worker"));  // gRPC with TF_GRPC_REUSE_PORT=true
+  EXPECT_FALSE(SharesHeldPort(tf, "tb"));
+  EXPECT_TRUE(SharesHeldPort(Spec("jax", {Role("worker", 2)}, ""), "worker"));
+  for (const char* fw : {"pytorch", "horovod", "mxnet", "generic"}) {
+    JobSpec spec = Spec(fw, {Role("worker", 2)}, "");
+    EXPECT_FALSE(SharesHeldPort(spec, "worker")) << fw;
+    spec.execution_envs = {"TF_GRPC_REUSE_PORT=true"};  // the user says the process sets it
+    EXPECT_TRUE(SharesHeldPort(spec, "worker")) << fw;
+  }
 }
 
 // A held TensorFlow port is shared with TensorFlow's server only when it binds with

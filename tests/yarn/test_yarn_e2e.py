@@ -115,6 +115,12 @@ def test_two_workers_succeed_on_yarn(minicluster, tmp_path):
     assert re.search(rf"/{app_id}/filecache/\d+/tony-bundle\.tar\.gz/bin/tony$", exe), exe
     bundle_lib = os.path.dirname(os.path.dirname(exe)) + "/lib/"
     assert grpc.startswith(bundle_lib) and "," not in grpc, (grpc, bundle_lib)
+    # The task's port was held while its process ran, and the process (which binds plainly, as
+    # PyTorch does) got the bundle's port-hold library preloaded.
+    m = re.search(r"keeping port \d+ bound with SO_REUSEPORT \(the default\); the process binds "
+                  r"it through (\S+)", logs.stdout)
+    assert m, logs.stdout
+    assert os.path.normpath(m.group(1)) == bundle_lib + "libtony-reuseport.so", m.group(1)
     every = tony.run("logs", app_id, "--task", "worker:0", "--stream", "all")
     assert every.returncode == 0, every.stdout + every.stderr
     for name in ("stdout", "stderr", "executor.log"):
