@@ -405,6 +405,7 @@ void Coordinator::AnswerSpecWaiters(bool expire_only) {
         for (const auto& a : addresses) out.add_addresses(a);
       }
       if (model_params_) w.response->set_model_params(*model_params_);
+      w.response->set_spec_generation(machine_.spec_generation());
       w.reactor->Finish(grpc::Status::OK);
     } else if (now >= w.deadline_ms || finished_) {
       w.response->set_ready(false);
@@ -438,11 +439,21 @@ void Coordinator::HandleHeartbeat(const rpc::HeartbeatRequest& req, rpc::Heartbe
     resp->set_tokens(renewed_tokens_);
     resp->set_tokens_generation(tokens_generation_);
   }
+  // A running task whose spec is older than its stage's: a peer has a new address.
+  if (!stop && req.spec_generation() > 0 && machine_.spec_generation() > req.spec_generation()) {
+    if (auto spec = machine_.SpecFor(id, req.task().attempt())) {
+      for (const auto& [role, addresses] : *spec) {
+        auto& out = (*resp->mutable_cluster())[role];
+        for (const auto& a : addresses) out.add_addresses(a);
+      }
+      resp->set_spec_generation(machine_.spec_generation());
+    }
+  }
   reactor->Finish(grpc::Status::OK);
 }
 
-void Coordinator::OnTaskTokensRenewed(std::string credentials) {
-  renewed_tokens_ = std::move(credentials);
+void Coordinator::OnTaskTokensRenewed(const std::string& credentials) {
+  renewed_tokens_ = credentials;
   ++tokens_generation_;
   TONY_LOG(kInfo) << "new delegation tokens for the tasks (renewal " << tokens_generation_
                   << "): they reach each running task with its next heartbeat";

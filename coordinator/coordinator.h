@@ -80,7 +80,7 @@ class Coordinator final : public engine::EngineListener {
                             const std::string& diagnostics) override;
   void OnContainerLaunchFailed(const std::string& container_id,
                                const std::string& message) override;
-  void OnTaskTokensRenewed(std::string credentials) override;
+  void OnTaskTokensRenewed(const std::string& credentials) override;
 
   // Entry points for the RPC service; each runs on the loop.
   class Service;

@@ -63,7 +63,7 @@ class EngineListener {
                                        const std::string& message) = 0;
   // New delegation tokens for the tasks (engine/yarn/token_renewal.h), as the bytes of a Hadoop
   // credentials file: each replaces the task's token of the same alias. YARN with a keytab only.
-  virtual void OnTaskTokensRenewed(std::string /*credentials*/) {}
+  virtual void OnTaskTokensRenewed(const std::string& /*credentials*/) {}
 };
 
 class Engine {

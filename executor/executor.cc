@@ -78,11 +78,18 @@ int RunExecutor() {
   MakeEntryPointExecutable(role->command);
   TaskRunOptions options;
   bool hold = runtime::HoldsTaskPort(spec, id.role);
-  if (hold && !runtime::SharesHeldPort(spec, id.role)) {
+  if (hold) {
+    // Preloaded into every held task's processes, so that any of them can bind the port (a
+    // parameter server's plain socket in a tensorflow job too), not only the framework's own
+    // listener.
     auto self = SelfExecutable();
     auto shim = self.ok() ? ReusePortShimBeside(*self) : Result<std::string>(self.status());
     if (shim.ok()) {
       options.reuse_port_shim = *shim;
+    } else if (runtime::SharesHeldPort(spec, id.role)) {
+      TONY_LOG(kWarning) << shim.status().message() << "; the port stays held for the "
+                         << "framework's listener, and a process that binds it without "
+                         << "SO_REUSEPORT fails";
     } else if (spec.hold_port.value_or(false)) {
       TONY_LOG(kWarning) << shim.status().message() << "; the port stays held as "
                          << "tony.task.hold-port = true says: the process must bind it with "

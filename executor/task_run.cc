@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
 
@@ -121,6 +122,7 @@ void TaskRun::OnSpec(Result<rpc::GetClusterSpecResponse> resp) {
   for (const auto& [role, addresses] : resp->cluster()) {
     cluster_[role] = {addresses.addresses().begin(), addresses.addresses().end()};
   }
+  spec_generation_ = resp->spec_generation();
   if (resp->has_model_params()) model_params_ = resp->model_params();
   for (const auto& [task, p] : resp->published()) {
     published_[task] = runtime::PublishedEndpoint{p.address(), p.info(), 0};
@@ -188,6 +190,7 @@ void TaskRun::StartUserProcesses() {
                          << "may not count as progress";
     }
   }
+  if (options.ok()) WriteClusterSpecFile();
   Status s = options.ok() ? processes_.Start(*options) : options.status();
   if (!s.ok()) {
     TONY_LOG(kError) << s.message();
@@ -266,6 +269,7 @@ void TaskRun::OnHeartbeatTick() {
   rpc::HeartbeatRequest req;
   *req.mutable_task() = id_.Ref();
   req.set_tokens_generation(tokens_generation_);
+  req.set_spec_generation(spec_generation_);
   if (stalled_) {
     req.set_stalled(true);
     req.set_stall(stall_note_);
@@ -282,6 +286,7 @@ void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
   if (resp.ok()) {
     last_answer_ms_ = now;
     if (resp->tokens_generation() > tokens_generation_) OnTokensRenewed(*resp);
+    if (resp->spec_generation() > spec_generation_) OnNewerSpec(*resp);
     if (resp->stop()) StopTask("stopped by the coordinator", true);
     return;
   }
@@ -291,6 +296,38 @@ void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
     heartbeat_.Disarm();
     StopTask("lost contact with the coordinator", false);
   }
+}
+
+void TaskRun::WriteClusterSpecFile() const {
+  nlohmann::json cluster = nlohmann::json::object();
+  for (const auto& [role, addresses] : cluster_) cluster[role] = addresses;
+  nlohmann::json j = {{"generation", spec_generation_}, {"cluster", cluster}};
+  if (Status s = WriteFileAtomic(ClusterSpecFile(id_), j.dump() + "\n"); !s.ok()) {
+    TONY_LOG(kWarning) << s.message() << "; $TONY_CLUSTER_SPEC_FILE will not show the peers' "
+                       << "new addresses";
+  }
+}
+
+void TaskRun::OnNewerSpec(const rpc::HeartbeatResponse& resp) {
+  // Before the process runs, the readiness thread may be reading cluster_: a heartbeat after the
+  // start brings the newer spec again.
+  if (phase_ != Phase::kRunning) return;
+  runtime::Cluster cluster;
+  for (const auto& [role, addresses] : resp.cluster()) {
+    cluster[role] = {addresses.addresses().begin(), addresses.addresses().end()};
+  }
+  spec_generation_ = resp.spec_generation();
+  if (cluster == cluster_) return;
+  for (const auto& [role, addresses] : cluster) {
+    const auto& before = cluster_[role];
+    for (size_t i = 0; i < addresses.size(); ++i) {
+      if (i >= before.size() || before[i] != addresses[i]) {
+        TONY_LOG(kInfo) << role << ":" << i << " is now at " << addresses[i];
+      }
+    }
+  }
+  cluster_ = std::move(cluster);
+  WriteClusterSpecFile();
 }
 
 // A failure leaves tokens_generation_ as it was: the next heartbeat brings the tokens again.

@@ -35,7 +35,7 @@ struct TaskRunOptions {
   int64_t registry_timeout_ms = 0;  // 0: retry registration until stopped
   int64_t grace_ms = 5'000;         // SIGTERM to SIGKILL
   // With a held port: the preload library that lets the user process bind it (common/net.h
-  // kReusePortShimName); empty when the process shares the port by itself (SharesHeldPort).
+  // kReusePortShimName); empty when it is missing (executor.cc decides whether to hold then).
   std::string reuse_port_shim;
 };
 
@@ -56,6 +56,11 @@ class TaskRun {
   void OnSpec(Result<rpc::GetClusterSpecResponse> resp);
   void OnReady(const Status& s);
   void StartUserProcesses();
+  // Writes cluster_ and spec_generation_ to ClusterSpecFile; a failure is logged (the task runs
+  // on with the spec of its environment).
+  void WriteClusterSpecFile() const;
+  // A newer spec from a heartbeat: a peer restarted in task scope has a new address.
+  void OnNewerSpec(const rpc::HeartbeatResponse& resp);
   // LD_PRELOAD and TONY_HELD_PORTS for a user process that binds the held port through the
   // preload library.
   void PreloadReusePortShim(EnvMap& env) const;
@@ -95,6 +100,7 @@ class TaskRun {
   bool stalled_ = false;  // what the heartbeats say (StallWatch)
   std::string stall_note_;
   int64_t tokens_generation_ = 0;  // the renewal of the delegation tokens in the token file
+  int64_t spec_generation_ = 0;    // the cluster spec's generation in cluster_ (0: none yet)
   LoopTimer register_retry_;
   LoopTimer spec_retry_;
   LoopTimer heartbeat_;

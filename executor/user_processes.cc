@@ -13,6 +13,10 @@ namespace tony {
 
 std::string ProgressFile(const TaskIdentity& id) { return JoinPath(id.log_dir, "progress"); }
 
+std::string ClusterSpecFile(const TaskIdentity& id) {
+  return JoinPath(id.log_dir, "cluster-spec.json");
+}
+
 Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const RoleSpec& role,
                                                      const TaskIdentity& id,
                                                      const runtime::Cluster& cluster,
@@ -24,6 +28,7 @@ Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const 
     std::string suffix = i == 0 ? "" : "." + std::to_string(i);
     SpawnOptions o;
     o.argv = {"bash", "-c", role.command};
+    env["TONY_CLUSTER_SPEC_FILE"] = ClusterSpecFile(id);
     if (role.stall_timeout_ms > 0) {
       PythonHookEnv(id.log_dir, env);
       env["TONY_PROGRESS_FILE"] = ProgressFile(id);

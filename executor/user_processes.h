@@ -34,6 +34,10 @@ struct ProcessesOutcome {
 // The file a task's user code may touch to say it makes progress without output
 // ($TONY_PROGRESS_FILE, README "Stalls"); set only for a role with a stall timeout.
 std::string ProgressFile(const TaskIdentity& id);
+// The task's live cluster spec ($TONY_CLUSTER_SPEC_FILE, README "Restarts"): JSON
+// {"generation": n, "cluster": {"ps": ["h:1"], "worker": [...]}}, written before the user process
+// starts and rewritten (atomically) when a peer restarted in task scope has a new address.
+std::string ClusterSpecFile(const TaskIdentity& id);
 
 // The spawn options of each local process (env, log files, group), in local-rank order. A role
 // with a stall timeout gets the Python stacks hook (executor/python_stacks.h), TONY_PROGRESS_FILE

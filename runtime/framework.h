@@ -54,8 +54,8 @@ class Framework {
   virtual std::string ServesPeers(const JobSpec& spec, const std::string& role) const;
   // Whether the framework's own listener on the task's reserved port (if it has one) binds with
   // SO_REUSEPORT by itself, so that it can bind the port the executor holds (HoldsTaskPort)
-  // without the preload library (SharesHeldPort). One that does not (PyTorch's TCPStore,
-  // Horovod's rendezvous, ZeroMQ) gets it set by the library.
+  // even without the preload library (SharesHeldPort). One that does not (PyTorch's TCPStore,
+  // Horovod's rendezvous, ZeroMQ) needs the library.
   virtual bool ListenerReusesPort(const JobSpec& spec, const std::string& role) const;
 };
 
@@ -75,8 +75,9 @@ std::string SpecAwaits(const JobSpec& spec, const std::string& role);
 // port, so no other tenant can take it before the user process does.
 bool HoldsTaskPort(const JobSpec& spec, const std::string& role);
 // Whether the user process of a task of `role` binds a held port by itself (the framework's
-// ListenerReusesPort, or TF_GRPC_REUSE_PORT=true given by the user); when not, the executor
-// preloads libtony-reuseport.so (common/net.h kReusePortShimName) into it.
+// ListenerReusesPort, or TF_GRPC_REUSE_PORT=true given by the user): whether the executor may
+// hold the port when libtony-reuseport.so (common/net.h kReusePortShimName), which it preloads
+// into every held task's processes, is missing.
 bool SharesHeldPort(const JobSpec& spec, const std::string& role);
 // Why HoldsTaskPort said true, for the executor's log: the key, the variable or the default.
 std::string HoldReason(const JobSpec& spec);

@@ -198,6 +198,7 @@ void JobStateMachine::OnTaskRegistered(const TaskRegistered& e, int64_t now_ms,
   Touch();
   if (HeartbeatExpiryMs() > 0) LowerCheckAfter(now_ms + HeartbeatExpiryMs());
   if (spec_.mode == DistributedMode::kFcfs) {
+    ++spec_generation_;  // the stage's spec now holds this task's address
     if (!AwaitedPublished(*t)) return;
     t->state = TaskState::kRunning;
     out.push_back(SpecPublished{});
@@ -213,6 +214,7 @@ void JobStateMachine::OnTaskRegistered(const TaskRegistered& e, int64_t now_ms,
       task.state = TaskState::kRunning;
     }
   }
+  if (gang_specs_[t->stage] != cluster) ++spec_generation_;
   gang_specs_[t->stage] = std::move(cluster);
   RecomputeCheckAfter();  // the stage's allocation timeout no longer applies
   out.push_back(SpecPublished{});

@@ -264,6 +264,10 @@ class JobStateMachine {
   const std::string& final_message() const { return final_message_; }
   // Increases on every change a client could see (task state, phase); for long-polling status.
   int64_t version() const { return version_; }
+  // Grows each time a stage's cluster spec changes: its first publication, and every new address
+  // after (a task restarted in task scope registering anew; in FCFS mode each registration).
+  // Executors compare it with the one they hold to learn a peer's new address.
+  int64_t spec_generation() const { return spec_generation_; }
   // The earliest time a Tick could change anything (a timeout), or nullopt: lets the shell sleep.
   // After heartbeats it may be earlier than the true deadline (never later); a Tick then finds
   // nothing to do and the next call answers the true one.
@@ -373,6 +377,7 @@ class JobStateMachine {
   FinalStatus final_status_ = FinalStatus::kUndecided;
   std::string final_message_;
   int64_t version_ = 0;
+  int64_t spec_generation_ = 0;
   int64_t start_ms_ = -1;
   int64_t stop_started_ms_ = -1;
   int stage_ = 0;

@@ -205,3 +205,89 @@ def test_a_lost_task_restarts_under_exit_code(tony, tmp_path):
     assert lost["restart"].startswith("restart 1 of 1 (tony.worker.max-restarts)"), lost
     assert gone(victim) and gone(executor)
     assert_nothing_left(tony.home)
+
+
+# A parameter server and a worker, as the ParameterServerStrategy pattern has them: ps:0's first
+# attempt fails once the worker has read the spec; its second serves on its new port. The worker
+# follows $TONY_CLUSTER_SPEC_FILE to the new address, without restarting.
+PS_AND_WORKER = """
+import json, os, socket, sys, time
+d = sys.argv[1]
+spec_file = os.environ["TONY_CLUSTER_SPEC_FILE"]
+def read_spec():
+    with open(spec_file) as f:
+        return json.load(f)
+if os.environ["JOB_NAME"] == "ps":
+    port = int(read_spec()["cluster"]["ps"][0].rsplit(":", 1)[1])
+    if os.environ["ATTEMPT_NUMBER"] == "0":
+        while not os.path.exists(os.path.join(d, "worker-read-spec")):
+            time.sleep(0.05)
+        sys.exit(3)
+    s = socket.socket()
+    s.bind(("0.0.0.0", port))
+    s.listen()
+    while True:
+        c, _ = s.accept()
+        c.sendall(b"ps attempt 1")
+        c.close()
+first = read_spec()
+open(os.path.join(d, "worker-pid"), "w").write(str(os.getpid()))
+json.dump(first, open(os.path.join(d, "first-spec"), "w"))
+open(os.path.join(d, "worker-read-spec"), "w").close()
+deadline = time.monotonic() + 60
+spec = first
+while spec["generation"] == first["generation"]:
+    if time.monotonic() > deadline:
+        print("the spec file never changed", flush=True)
+        sys.exit(9)
+    time.sleep(0.1)
+    spec = read_spec()
+host, port = spec["cluster"]["ps"][0].rsplit(":", 1)
+while True:
+    try:
+        with socket.create_connection((host, int(port)), timeout=5) as c:
+            answer = c.recv(64).decode()
+        break
+    except OSError:
+        if time.monotonic() > deadline:
+            raise
+        time.sleep(0.1)
+json.dump(spec, open(os.path.join(d, "second-spec"), "w"))
+print(f"worker reached ps:0 at {host}:{port}: {answer}", flush=True)
+"""
+
+
+def test_a_peer_follows_a_task_restarted_in_task_scope_to_its_new_address(tony, tmp_path):
+    d = tmp_path / "shared"
+    d.mkdir()
+    src = tmp_path / "src"
+    write(str(src / "task.py"), PS_AND_WORKER)
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "tensorflow",
+        "tony.ps.instances": "1", "tony.ps.memory": "256m",
+        "tony.ps.restart-policy": "on-failure", "tony.ps.restart-scope": "task",
+        "tony.ps.restart-backoff-ms": "100",
+        "tony.worker.instances": "1", "tony.worker.memory": "256m",
+        "tony.task.heartbeat-interval-ms": "200"})
+    proc = tony.start("submit", "--executes", "task.py", "--task_params", str(d),
+                      "--python_binary_path", SYSTEM_PYTHON, "--src_dir", str(src),
+                      "--conf_file", conf)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out + err
+    first = json.load(open(d / "first-spec"))
+    second = json.load(open(d / "second-spec"))
+    assert second["generation"] > first["generation"], (first, second)
+    assert second["cluster"]["ps"] != first["cluster"]["ps"], (first, second)
+    assert second["cluster"]["worker"] == first["cluster"]["worker"]
+    ps, worker = tony.task("ps", 0), tony.task("worker", 0)
+    assert ps["attempt"] == 1 and ps["past_attempts"][0]["exit_code"] == 3, ps
+    assert f"{ps['host']}:{ps['port']}" == second["cluster"]["ps"][0], (ps, second)
+    # The worker ran through: one attempt, the process that read the first spec.
+    assert worker["attempt"] == 0 and worker["state"] == "SUCCEEDED", worker
+    assert not worker.get("past_attempts"), worker
+    logs = tony.run("logs", tony.jobs()[-1], "--task", "worker:0").stdout
+    assert f"worker reached ps:0 at {second['cluster']['ps'][0]}: ps attempt 1" in logs, logs
+    executor_log = tony.run("logs", tony.jobs()[-1], "--task", "worker:0", "--stream",
+                            "executor").stdout
+    assert f"ps:0 is now at {second['cluster']['ps'][0]}" in executor_log, executor_log
+    assert_nothing_left(tony.home)

@@ -246,7 +246,7 @@ TEST(HoldsTaskPortTest, HeldByDefaultUnlessTheKeyOrTonYsVariableSaysOtherwise) {
   EXPECT_FALSE(HoldsTaskPort(pt, "worker"));
 }
 
-// Which user processes bind a held port by themselves, and which through libtony-reuseport.so.
+// Which user processes bind a held port by themselves, and which need libtony-reuseport.so.
 TEST(HoldsTaskPortTest, OnlyListenersWithoutSoReusePortNeedThePreloadLibrary) {
   JobSpec tf = Spec("tensorflow", {Role("worker", 2), Role("tb", 1, false, true)}, "");
   EXPECT_TRUE(SharesHeldPort(tf, "worker"));  // gRPC with TF_GRPC_REUSE_PORT=true

@@ -49,6 +49,8 @@ class RestartTest : public JobStateMachineTest {
 TEST_F(RestartTest, TaskScopeRestartsOnlyTheFailedTaskAfterTheBackoffWithANewAttempt) {
   Create(RestartSpec(RestartPolicy::kOnFailure, RestartScope::kTask));
   StartAll();
+  const int64_t generation_before = sm_->spec_generation();
+  EXPECT_GT(generation_before, 0);  // the first publication
   auto out = ExitNow(T("worker", 1), 3);
   EXPECT_FALSE(Has<StopTask>(out));
   EXPECT_FALSE(Has<FinishJob>(out));
@@ -84,6 +86,10 @@ TEST_F(RestartTest, TaskScopeRestartsOnlyTheFailedTaskAfterTheBackoffWithANewAtt
   ASSERT_TRUE(spec.has_value());
   EXPECT_EQ((*spec)["worker"][1], "new-host:3001");  // its slot, with its new address
   EXPECT_FALSE(sm_->SpecFor(T("worker", 1), 0).has_value());
+  // Its running peer's spec is the new one too, under a newer generation (its executor learns
+  // it with a heartbeat and rewrites $TONY_CLUSTER_SPEC_FILE).
+  EXPECT_GT(sm_->spec_generation(), generation_before);
+  EXPECT_EQ((*sm_->SpecFor(T("worker", 0), 0))["worker"][1], "new-host:3001");
   // The old attempt's late reports are fenced off.
   Send(TaskExited{T("worker", 1), 0, 9, ""});
   EXPECT_EQ(State(T("worker", 1)), TaskState::kRunning);
