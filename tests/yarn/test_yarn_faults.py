@@ -1,0 +1,128 @@
+"""The fault matrix on YARN (issue 11; README "Restarts"): what a user sees when a task's executor
+is killed with -9 or stopped with SIGSTOP inside its container, each ending as its role's policy
+says, with the cause in the job's message, the application ended in the RM and no process of the
+application left on this machine (the minicluster's NodeManagers run their containers here)."""
+import os
+import re
+import signal
+
+from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, eventually, gone, tony_xml, write
+from test_yarn_e2e import app_id_from, rm_app
+
+# worker:1's first attempt records its pid and waits to be hit; every other attempt waits until
+# the test says go (so worker:0 runs through the fault), then exits 0.
+SCRIPT = """
+import os, sys, time
+d = sys.argv[1]
+index, attempt = int(os.environ["TASK_INDEX"]), int(os.environ["ATTEMPT_NUMBER"])
+open(os.path.join(d, f"pid-{index}-{attempt}.tmp"), "w").write(str(os.getpid()))
+os.rename(os.path.join(d, f"pid-{index}-{attempt}.tmp"), os.path.join(d, f"pid-{index}-{attempt}"))
+if index == 1 and attempt == 0:
+    time.sleep(600)
+deadline = time.monotonic() + 120
+while not os.path.exists(os.path.join(d, "go")):
+    if time.monotonic() > deadline:
+        sys.exit(9)
+    time.sleep(0.05)
+print(f"worker:{index} attempt {attempt} done", flush=True)
+"""
+
+
+def start(tmp_path, conf_dir, props):
+    d = tmp_path / "shared"
+    d.mkdir()
+    d.chmod(0o777)
+    src = tmp_path / "src"
+    write(str(src / "task.py"), SCRIPT)
+    xml = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "generic", "tony.worker.instances": "2",
+        "tony.worker.memory": "256m", "tony.am.memory": "256m",
+        "tony.task.heartbeat-interval-ms": "500", "tony.task.max-missed-heartbeats": "6",
+        **props})
+    tony = Tony(tmp_path / "home")
+    tony.env["HADOOP_CONF_DIR"] = conf_dir
+    proc = tony.start("submit", "--executes", "task.py", "--task_params", str(d),
+                      "--python_binary_path", SYSTEM_PYTHON, "--src_dir", str(src),
+                      "--conf_file", xml)
+    return tony, proc, d
+
+
+def pid_of(d, index, attempt):
+    path = d / f"pid-{index}-{attempt}"
+    return int(eventually(lambda: path.exists() and path.read_text(), timeout=120,
+                          what=f"worker:{index} attempt {attempt} running"))
+
+
+def executor_of(pid):
+    """The `tony executor` process above the user process `pid` (its container's main process)."""
+    p = pid
+    while p > 1:
+        with open(f"/proc/{p}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+        if len(argv) > 1 and argv[0].endswith(b"/tony") and argv[1] == b"executor":
+            return p
+        with open(f"/proc/{p}/stat") as f:
+            p = int(f.read().rsplit(")", 1)[1].split()[1])
+    raise AssertionError(f"no tony executor above pid {pid}")
+
+
+def finish(proc, d):
+    (d / "go").touch()
+    out, err = proc.communicate(timeout=240)
+    return out, err, app_id_from(out)
+
+
+def test_kill_9_of_an_executor_restarts_its_task_in_a_new_container(minicluster, tmp_path):
+    tony, proc, d = start(tmp_path, minicluster, {
+        "tony.worker.restart-policy": "on-failure", "tony.worker.restart-scope": "task",
+        "tony.worker.restart-backoff-ms": "100"})
+    try:
+        peer = pid_of(d, 0, 0)
+        victim_user = pid_of(d, 1, 0)
+        victim = executor_of(victim_user)
+        os.kill(victim, signal.SIGKILL)
+        pid_of(d, 1, 1)  # the replacement runs
+        assert not gone(peer), peer  # task scope: the peer ran on
+    finally:
+        out, err, app_id = finish(proc, d)
+    assert proc.returncode == 0, out + err
+    assert f"job {app_id} SUCCEEDED" in out, out
+    # Its user process went with its container.
+    eventually(lambda: gone(victim_user), timeout=30, what="the killed executor's user process gone")
+    w1 = tony.task("worker", 1, app_id)
+    past = w1["past_attempts"][0]
+    assert w1["attempt"] == 1 and w1["state"] == "SUCCEEDED", w1
+    assert past["container_id"] != w1["container_id"], w1
+    assert past["state"] in ("FAILED", "LOST"), past
+    assert "task scope" in past["restart"], past
+    assert tony.task("worker", 0, app_id)["attempt"] == 0
+    assert rm_app(minicluster, app_id)["finalStatus"] == "SUCCEEDED"
+    assert_nothing_left(app_id, timeout=30)
+
+
+def test_a_stopped_executor_is_lost_and_fails_the_job_leaving_nothing(minicluster, tmp_path):
+    tony, proc, d = start(tmp_path, minicluster, {})
+    try:
+        pid_of(d, 0, 0)
+        victim_user = pid_of(d, 1, 0)
+        victim = executor_of(victim_user)
+        os.kill(victim, signal.SIGSTOP)
+        out, err = proc.communicate(timeout=240)
+    finally:
+        (d / "go").touch()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    app_id = app_id_from(out)
+    assert proc.returncode == 1, out + err
+    assert f"job {app_id} FAILED" in out, out
+    m = re.search(r"task worker:1 (was )?lost[^\n]*", out)
+    assert m, out
+    assert "heartbeat" in m.group(0), m.group(0)
+    app = rm_app(minicluster, app_id)
+    assert app["state"] == "FINISHED" and app["finalStatus"] == "FAILED", app
+    assert "worker:1" in app["diagnostics"], app["diagnostics"]
+    # The stopped executor and its user process were killed with their container.
+    eventually(lambda: gone(victim) and gone(victim_user), timeout=60,
+               what="the stopped executor and its user process gone")
+    assert_nothing_left(app_id, timeout=30)
