@@ -2,10 +2,12 @@
 import contextlib
 import getpass
 import os
+import queue
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -18,12 +20,61 @@ class MiniclusterError(Exception):
     pass
 
 
+class MiniclusterControl:
+    """Commands to a running minicluster through its stdin (tests/minicluster Main.java): each
+    answers with marker lines on its stdout, read here by one thread."""
+
+    def __init__(self, proc):
+        self.proc = proc
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            sys.stderr.write("minicluster: " + line)
+            self.lines.put(line.strip())
+
+    def command(self, line, end_marker, timeout=120):
+        """Sends `line`; returns the MINICLUSTER lines it printed, up to the one with
+        `end_marker`."""
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        got = []
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise MiniclusterError(f"no '{end_marker}' from the minicluster after {line!r}")
+            try:
+                out = self.lines.get(timeout=left)
+            except queue.Empty:
+                continue
+            if out.startswith("MINICLUSTER"):
+                got.append(out)
+            if end_marker in out:
+                return got
+
+    def nodes(self):
+        """{index: (node id, web port)} of the NodeManagers."""
+        found = {}
+        for line in self.command("nodes", "MINICLUSTER NODES END"):
+            parts = line.split()
+            if len(parts) == 5 and parts[1] == "NM":
+                found[int(parts[2])] = (parts[3], int(parts[4]))
+        return found
+
+    def lose_nodemanager(self, index):
+        """The RM takes NodeManager `index` for lost (its containers' AMs get status -100) and the
+        NodeManager stops (its containers die with it); returns its node id."""
+        return self.command(f"lose-nm {index}", "MINICLUSTER NM LOST")[-1].split()[-1]
+
+
 @contextlib.contextmanager
-def running_minicluster(nodemanagers=2, conf=None, env=None, flags=()):
+def running_minicluster(nodemanagers=2, conf=None, env=None, flags=(), control=False):
     """Yields the directory with the clusters' site files; `conf` maps extra configuration keys to
     values (an empty value unsets a key); `env` is the JVM's environment (default: ours; a secure
     cluster's carries KRB5_CONFIG); `flags` go to start.sh (e.g. "--second-dfs"). Stops the cluster (stdin closed, then the process group
-    killed) on exit."""
+    killed) on exit. With `control`, yields (conf dir, MiniclusterControl) instead."""
     conf_dir = tempfile.mkdtemp(prefix="tony-minicluster-")
     args = ["bash", START, conf_dir, str(nodemanagers), *flags]
     args += [f"{k}={v}" for k, v in (conf or {}).items()]
@@ -42,7 +93,7 @@ def running_minicluster(nodemanagers=2, conf=None, env=None, flags=()):
                 break
         if not ready:
             raise MiniclusterError("the minicluster did not start (see stderr)")
-        yield conf_dir
+        yield (conf_dir, MiniclusterControl(proc)) if control else conf_dir
     finally:
         try:
             proc.stdin.close()

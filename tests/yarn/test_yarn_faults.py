@@ -6,20 +6,37 @@ import os
 import re
 import signal
 
-from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, eventually, gone, tony_xml, write
-from test_yarn_e2e import app_id_from, rm_app
+import pytest
 
-# worker:1's first attempt records its pid and waits to be hit; every other attempt waits until
-# the test says go (so worker:0 runs through the fault), then exits 0.
+from minicluster import MiniclusterError, running_minicluster
+from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, eventually, gone, tony_xml, write
+from test_yarn_e2e import app_id_from, rm_app, rm_rest
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """This module's minicluster, with its control channel (a NodeManager can be stopped; the
+    test that does so runs last)."""
+    try:
+        with running_minicluster(nodemanagers=2, control=True) as (conf_dir, control):
+            yield conf_dir, control
+    except MiniclusterError as e:
+        pytest.fail(str(e))
+
+
+@pytest.fixture
+def minicluster(cluster):
+    return cluster[0]
+
+# Every attempt records its pid and waits until the test says go (so that a fault hits a running
+# task and its peer runs through it), then exits 0.
 SCRIPT = """
 import os, sys, time
 d = sys.argv[1]
 index, attempt = int(os.environ["TASK_INDEX"]), int(os.environ["ATTEMPT_NUMBER"])
 open(os.path.join(d, f"pid-{index}-{attempt}.tmp"), "w").write(str(os.getpid()))
 os.rename(os.path.join(d, f"pid-{index}-{attempt}.tmp"), os.path.join(d, f"pid-{index}-{attempt}"))
-if index == 1 and attempt == 0:
-    time.sleep(600)
-deadline = time.monotonic() + 120
+deadline = time.monotonic() + 180
 while not os.path.exists(os.path.join(d, "go")):
     if time.monotonic() > deadline:
         sys.exit(9)
@@ -125,4 +142,42 @@ def test_a_stopped_executor_is_lost_and_fails_the_job_leaving_nothing(minicluste
     # The stopped executor and its user process were killed with their container.
     eventually(lambda: gone(victim) and gone(victim_user), timeout=60,
                what="the stopped executor and its user process gone")
+    assert_nothing_left(app_id, timeout=30)
+
+
+def test_a_lost_node_is_replaced_uncounted_on_another_node(cluster, tmp_path):
+    """A machine lost under a running task (the RM's liveness monitor expires its NodeManager, so
+    the task's container ends with YARN's status -100): the task is replaced, whatever its restart
+    policy ("never" here), without using its budget, and its peer runs on (task scope)."""
+    conf_dir, control = cluster
+    tony, proc, d = start(tmp_path, conf_dir, {"tony.worker.restart-scope": "task",
+                                               "tony.task.max-missed-heartbeats": "30"})
+    try:
+        pid_of(d, 0, 0)
+        pid_of(d, 1, 0)
+        app_id = eventually(lambda: tony.running_job(tasks=2), timeout=60, what="both running")
+        nodes = control.nodes()
+        am_web_port = int(rm_app(conf_dir, app_id)["amHostHttpAddress"].rsplit(":", 1)[1])
+        node_of = {t["index"]: t["node"] for t in tony.status(app_id)["tasks"]}
+        # The NodeManager of a worker, not the AM's (stopping that one would end the attempt).
+        victim_nm = next(i for i, (node, web) in nodes.items()
+                         if web != am_web_port and node in node_of.values())
+        victim = next(index for index, node in node_of.items() if node == nodes[victim_nm][0])
+        victim_user = pid_of(d, victim, 0)
+        stopped = control.lose_nodemanager(victim_nm)
+        pid_of(d, victim, 1)  # its replacement runs, on the NodeManager left
+    finally:
+        out, err, app_id = finish(proc, d)
+    assert proc.returncode == 0, out + err
+    assert f"job {app_id} SUCCEEDED" in out, out
+    t = tony.task("worker", victim, app_id)
+    past = t["past_attempts"][0]
+    assert t["attempt"] == 1 and t["state"] == "SUCCEEDED", t
+    assert t["node"] != stopped and past["container_id"] != t["container_id"], (t, stopped)
+    assert past["restart"].startswith("replaced, not counted as a failure"), past
+    assert "-100" in past["restart"] or "lost" in past["restart"].lower(), past
+    assert tony.task("worker", 1 - victim, app_id)["attempt"] == 0  # task scope: peer untouched
+    lost = rm_rest(conf_dir, "nodes?states=LOST")["nodes"] or {}
+    assert stopped in [n["id"] for n in lost.get("node", [])], lost  # the RM's own view
+    eventually(lambda: gone(victim_user), timeout=60, what="the lost node's user process gone")
     assert_nothing_left(app_id, timeout=30)

@@ -34,6 +34,10 @@ import org.apache.hadoop.hdfs.MiniDFSNNTopology;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNodeEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNodeEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.ClusterMetrics;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 
@@ -195,14 +199,38 @@ public final class Main {
     // Runs until the parent closes our stdin; with --ha a line "failover" makes the active RM the
     // standby and the other one active, then prints "MINICLUSTER FAILED OVER <new active id>";
     // a line "standby" makes the active RM the standby, leaving none active (as during a failover
-    // that takes its time), then prints "MINICLUSTER NO ACTIVE RM".
+    // that takes its time), then prints "MINICLUSTER NO ACTIVE RM". A line "nodes" prints
+    // "MINICLUSTER NM <i> <node id> <web port>" per NodeManager, then "MINICLUSTER NODES END";
+    // "lose-nm <i>" makes the RM take NodeManager i for lost (as its liveness monitor does when
+    // a machine stops answering: its containers end with status -100 for their AMs) and stops
+    // the NodeManager in the background (its containers die with it, which takes seconds), then
+    // prints "MINICLUSTER NM LOST <node id>".
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     for (String line = in.readLine(); line != null; line = in.readLine()) {
-      if (ha && line.trim().equals("failover")) {
+      String command = line.trim();
+      if (command.equals("nodes")) {
+        for (int i = 0; i < numNodeManagers; i++) {
+          NodeManager nm = yarn.getNodeManager(i);
+          System.out.println("MINICLUSTER NM " + i + " " + nm.getNMContext().getNodeId() + " "
+              + nm.getNMContext().getHttpPort());
+        }
+        System.out.println("MINICLUSTER NODES END");
+        System.out.flush();
+      } else if (command.startsWith("lose-nm ")) {
+        NodeManager nm = yarn.getNodeManager(Integer.parseInt(command.substring(8).trim()));
+        NodeId id = nm.getNMContext().getNodeId();
+        yarn.getResourceManager().getRMContext().getDispatcher().getEventHandler()
+            .handle(new RMNodeEvent(id, RMNodeEventType.EXPIRE));
+        Thread stopper = new Thread(nm::stop, "stop-" + id);
+        stopper.setDaemon(true);
+        stopper.start();
+        System.out.println("MINICLUSTER NM LOST " + id);
+        System.out.flush();
+      } else if (ha && command.equals("failover")) {
         String active = Ha.failover(yarn);
         System.out.println("MINICLUSTER FAILED OVER " + active);
         System.out.flush();
-      } else if (ha && line.trim().equals("standby")) {
+      } else if (ha && command.equals("standby")) {
         Ha.standby(yarn);
         System.out.println("MINICLUSTER NO ACTIVE RM");
         System.out.flush();
