@@ -32,6 +32,7 @@
 #include "engine/local/local_engine.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
+#include "rpc/spec_file.h"
 #include "runtime/framework.h"
 #include "runtime/runtime.h"
 
@@ -456,6 +457,7 @@ int Submit(const SubmitOptions& o) {
   std::string secret = RandomHex(32);
   s = MakeNewPrivateDir(paths.root);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf->ToXml());
+  if (s.ok()) s = rpc::WriteJobSpecFile(paths.SpecFile(), *spec);
   if (s.ok()) s = StageJobFiles(o, paths);
   if (s.ok()) s = StageLocalResources(*spec, paths);
   if (!s.ok()) {

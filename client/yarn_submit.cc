@@ -35,6 +35,7 @@
 #include "hadoop/yarn/cluster_conf.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
+#include "rpc/spec_file.h"
 
 namespace tony::client {
 namespace {
@@ -444,6 +445,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   if (!tls.ok()) return Fail(tls.status());
   s = MakeNewPrivateDir(paths.root);
   if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
+  if (s.ok()) s = rpc::WriteJobSpecFile(paths.SpecFile(), spec);
   if (s.ok() && o.debug) {
     s = WriteFileAtomic(JoinPath(paths.root, kKeepStagingFile),
                         "tony submit --debug: the staged job stays\n");
@@ -484,7 +486,10 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   // An archive the NM unpacks into ./tony-bundle; it recognizes one by the .tar.gz name.
   upload(bundle, std::string(engine::kBundleResource) + ".tar.gz", "600", true,
          engine::kBundleResource);
+  // tony-final.xml for people and TonY's tasks (TonY localizes it everywhere); the spec file is
+  // what the AM and the executors run the job with.
   upload(paths.FinalConf(), "tony-final.xml", "600", true);
+  upload(paths.SpecFile(), rpc::kJobSpecFileName, "600", true);
   upload(paths.Staging() + "/tony_src.zip", "tony_src.zip", "600", true);
   upload(paths.Staging() + "/venv.zip", "venv.zip", "600", true);
   if (s.ok()) {

@@ -460,6 +460,10 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   }
   spec.execution_timeout_ms = v.Long(spec.execution_timeout_key, 0);
   spec.error_message_max_depth = v.Int("tony.task.executor.execution.error-message-max-depth", 0);
+  // Not below 0: a negative value has always meant what 0 means (forever), so it is not refused.
+  int64_t registry_s = v.Long("tony.task.executor.registry-timeout-sec");
+  spec.registry_timeout_ms =
+      std::clamp<int64_t>(registry_s, 0, std::numeric_limits<int64_t>::max() / 1000) * 1000;
   spec.fail_on_worker_failure = v.Bool("tony.application.fail-on-worker-failure-enabled");
   spec.container_envs = v.List("tony.containers.envs");
   spec.execution_envs = v.List("tony.execution.envs");

@@ -1,5 +1,7 @@
-// JobSpec: the typed, validated form of a job's configuration. Built once by the client (and again
-// by the coordinator from tony-final.xml); everything downstream reads JobSpec, never raw keys.
+// JobSpec: the typed, validated form of a job's configuration. Built once, by the client, which
+// writes it to the job's spec file (rpc/spec_file.h, docs/job-spec.md); the coordinator and the
+// executors read that file, never the raw keys. A field added here must be added to the file
+// (rpc/job_spec.proto) too: the round trip test (tests/unit/spec_file_test.cc) checks its size.
 #pragma once
 
 #include <cstdint>
@@ -120,6 +122,9 @@ struct JobSpec {
   // tony.worker.timeout when only that one is set).
   std::string execution_timeout_key = "tony.task.executor.execution-timeout-ms";
   int error_message_max_depth = 20;
+  // tony.task.executor.registry-timeout-sec: how long an executor waits for the coordinator to
+  // take its registration; 0: forever.
+  int64_t registry_timeout_ms = 0;
   bool fail_on_worker_failure = true;               // our default differs from TonY's (README)
   std::vector<GroupDependency> group_dependencies;  // at most one per role
 

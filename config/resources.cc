@@ -33,8 +33,9 @@ bool SplitUri(const std::string& uri, ResourceRef& r) {
 }  // namespace
 
 bool IsReservedResourceName(const std::string& name) {
-  for (const char* reserved : {"tony_src.zip", "venv.zip", "venv", "tony-final.xml", "tony-bundle",
-                               "secret", "tony-resources.txt"}) {
+  // tony-spec.pb: rpc::kJobSpecFileName (a layer above this one).
+  for (const char* reserved : {"tony_src.zip", "venv.zip", "venv", "tony-final.xml", "tony-spec.pb",
+                               "tony-bundle", "secret", "tony-resources.txt"}) {
     if (name == reserved) return true;
   }
   return false;

@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "history/job_dir.h"
 #include "rpc/job_secret.h"
+#include "rpc/spec_file.h"
 #include "runtime/framework.h"
 
 namespace tony {
@@ -15,8 +16,8 @@ namespace {
 Result<AmInputs> ReadInputs(const history::JobPaths& paths) {
   AmInputs inputs;
   inputs.job_dir = paths.root;
-  TONY_RETURN_IF_ERROR(inputs.conf.AddFile(paths.FinalConf()));
-  TONY_ASSIGN_OR_RETURN(inputs.spec, BuildJobSpec(inputs.conf));
+  // The spec the client validated at submit, never tony-final.xml again (docs/job-spec.md).
+  TONY_ASSIGN_OR_RETURN(inputs.spec, rpc::ReadJobSpecFile(paths.SpecFile()));
   runtime::MarkServingRoles(inputs.spec);
   return inputs;
 }

@@ -1,7 +1,7 @@
 // `tony am`: the one start-up of a job's coordinator (TonY's ApplicationMaster), whatever the
-// engine. It reads the job directory once (the secret, tony-final.xml, the JobSpec validated from
-// it), asks the engine's factory for what only that engine knows (where to listen, which
-// executable the executors run, how to build the engine), and runs the Coordinator.
+// engine. It reads the job directory once (the secret, the job spec file the client wrote at
+// submit: rpc/spec_file.h), asks the engine's factory for what only that engine knows (where to
+// listen, which executable the executors run, how to build the engine), and runs the Coordinator.
 //
 // Threading: called once on the process's main thread; RunAm returns when the job has ended.
 #pragma once
@@ -12,7 +12,6 @@
 #include <string>
 
 #include "common/status.h"
-#include "config/configuration.h"
 #include "config/job_spec.h"
 #include "coordinator/coordinator.h"
 #include "engine/engine.h"
@@ -22,7 +21,6 @@ namespace tony {
 // What the start-up read from the job directory, once, for every engine.
 struct AmInputs {
   std::string job_dir;
-  Configuration conf;
   JobSpec spec;
 };
 

@@ -17,6 +17,7 @@
 #include "common/strings.h"
 #include "rpc/client.h"
 #include "rpc/server_auth.h"
+#include "rpc/spec_file.h"
 
 namespace tony {
 
@@ -287,7 +288,7 @@ engine::LaunchSpec Coordinator::BuildLaunchSpec(const core::LaunchTask& launch) 
   ls.env["TONY_TASK_INDEX"] = std::to_string(launch.task.index);
   ls.env["TONY_TASK_ATTEMPT"] = std::to_string(launch.attempt);
   ls.env["TONY_CONTAINER_ID"] = launch.container_id;
-  ls.env["TONY_CONF_PATH"] = paths_.FinalConf();
+  ls.env[rpc::kJobSpecPathEnv] = paths_.SpecFile();
   ls.env["TONY_LOG_DIR"] = ls.log_dir;
   ls.env["TONY_HOST"] = options_.advertised_host;
   ls.env["CONTAINER_ID"] = launch.container_id;

@@ -18,6 +18,7 @@
 #include "executor/task_identity.h"
 #include "executor/task_run.h"
 #include "rpc/client.h"
+#include "rpc/spec_file.h"
 #include "runtime/framework.h"
 
 namespace tony {
@@ -59,12 +60,10 @@ int RunExecutor() {
     std::_Exit(loop.Run());
   };
 
-  Configuration conf;
-  Status s = conf.AddFile(id.conf_path);
-  auto spec_or = s.ok() ? BuildJobSpec(conf) : Result<JobSpec>(s);
+  // The spec the client validated at submit (docs/job-spec.md), never tony-final.xml.
+  auto spec_or = rpc::ReadJobSpecFile(id.spec_path);
   if (!spec_or.ok()) {
-    report_and_fail("invalid job configuration: " + spec_or.status().message(),
-                    spec_or.status().message());
+    report_and_fail("invalid job spec: " + spec_or.status().message(), spec_or.status().message());
   }
   const JobSpec spec = std::move(spec_or).value();
   const RoleSpec* role = spec.FindRole(id.role);
@@ -72,7 +71,7 @@ int RunExecutor() {
   TONY_LOG(kInfo) << "task " << id.Name() << " attempt " << id.attempt << " of job " << id.job_id;
   TONY_LOG(kInfo) << DescribeSelf();
 
-  s = Localize(id.log_dir);
+  Status s = Localize(id.log_dir);
   if (s.ok()) s = runtime::PrepareTask(spec, id.role);
   if (!s.ok()) report_and_fail("localizing: " + s.message(), s.message());
   MakeEntryPointExecutable(role->command);
@@ -103,8 +102,7 @@ int RunExecutor() {
   auto port = ReservedPort::Reserve(0, hold);
   if (!port.ok()) return Fail(port.status().message());
 
-  options.registry_timeout_ms =
-      ParseInt64(conf.GetOr("tony.task.executor.registry-timeout-sec", "0")).value_or(0) * 1000;
+  options.registry_timeout_ms = spec.registry_timeout_ms;
   TaskRun task(loop, control, spec, *role, id, std::move(port).value(), std::move(options));
   run = &task;
   task.Begin();

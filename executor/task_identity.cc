@@ -14,6 +14,7 @@
 #include "common/strings.h"
 #include "executor/hadoop_env.h"
 #include "rpc/job_secret.h"
+#include "rpc/spec_file.h"
 
 namespace tony {
 namespace {
@@ -38,14 +39,15 @@ Result<TaskIdentity> ReadIdentity() {
   id.job_id = Env("TONY_JOB_ID");
   id.am_address = Env("TONY_AM_ADDRESS");
   id.role = Env("TONY_TASK_ROLE");
-  id.conf_path = Env("TONY_CONF_PATH");
+  id.spec_path = Env(rpc::kJobSpecPathEnv);
   id.log_dir = Env("TONY_LOG_DIR");
   auto index = ParseInt64(Env("TONY_TASK_INDEX"));
   auto attempt = ParseInt64(Env("TONY_TASK_ATTEMPT"));
-  if (id.am_address.empty() || id.role.empty() || !index || !attempt || id.conf_path.empty()) {
+  if (id.am_address.empty() || id.role.empty() || !index || !attempt || id.spec_path.empty()) {
     return InvalidArgument(
         "tony executor runs inside a container started by the tony coordinator; TONY_AM_ADDRESS, "
-        "TONY_TASK_ROLE, TONY_TASK_INDEX, TONY_TASK_ATTEMPT and TONY_CONF_PATH must be set");
+        "TONY_TASK_ROLE, TONY_TASK_INDEX, TONY_TASK_ATTEMPT and " +
+        std::string(rpc::kJobSpecPathEnv) + " must be set");
   }
   id.index = static_cast<int>(*index);
   id.attempt = static_cast<int>(*attempt);

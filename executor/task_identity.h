@@ -25,7 +25,7 @@ struct TaskIdentity {
   std::string role;
   int index = 0;
   int attempt = 0;
-  std::string conf_path;
+  std::string spec_path;  // the job spec file (rpc/spec_file.h)
   std::string log_dir;
   std::string host;
 

@@ -3,6 +3,8 @@
 //
 //   $TONY_HOME (default ~/.tony)/jobs/<job id>/
 //     tony-final.xml   the configuration as run
+//     tony-spec.pb     the job spec validated from it at submit, which the job runs with
+//                      (rpc/spec_file.h, docs/job-spec.md)
 //     am.json          where the coordinator listens {host, port, pid, start_id}
 //     am.log           the coordinator's own log
 //     status.json      the latest job status (the RPC's JobStatus as JSON), final after the end
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "rpc/spec_file.h"
 #include "rpc/tony.pb.h"
 
 namespace tony::history {
@@ -39,6 +42,7 @@ struct JobPaths {
   explicit JobPaths(std::string dir) : root(std::move(dir)) {}
   std::string root;
   std::string FinalConf() const { return root + "/tony-final.xml"; }
+  std::string SpecFile() const { return root + "/" + rpc::kJobSpecFileName; }
   std::string AmInfo() const { return root + "/am.json"; }
   std::string AmLog() const { return root + "/am.log"; }
   std::string Status() const { return root + "/status.json"; }

@@ -8,6 +8,7 @@
 #include "hadoop/yarn/cluster_conf.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
+#include "rpc/spec_file.h"
 
 namespace tony::engine {
 namespace {
@@ -222,7 +223,8 @@ pb::ContainerLaunchContextProto YarnEngine::BuildLaunchContext(const LaunchSpec&
   // Paths inside the task's own container (§5: the NM expands <LOG_DIR> and {{PWD}}).
   hadoop::yarn::AddEnvironment(&ctx, "TONY_LOG_DIR", "<LOG_DIR>");
   hadoop::yarn::AddEnvironment(&ctx, "TONY_JOB_DIR", "{{PWD}}");
-  hadoop::yarn::AddEnvironment(&ctx, "TONY_CONF_PATH", "{{PWD}}/tony-final.xml");
+  hadoop::yarn::AddEnvironment(&ctx, rpc::kJobSpecPathEnv,
+                               std::string("{{PWD}}/") + rpc::kJobSpecFileName);
   // The NM does not redirect output (§5). argv[0] is the tony the AM runs, inside the bundle
   // the NM unpacked into the container's directory (client/bundle.h).
   ctx.add_command("exec " + Join(spec.argv, " ") + " 1><LOG_DIR>/executor.log 2>&1");
