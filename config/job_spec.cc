@@ -72,6 +72,11 @@ const char* OnStallName(OnStall s) {
   return "fail";
 }
 
+std::string JobSpec::KeyAndSource(const std::string& key) const {
+  auto it = sources.find(key);
+  return it == sources.end() ? key : key + ", from " + it->second;
+}
+
 const RoleSpec* JobSpec::FindRole(const std::string& role_name) const {
   for (const RoleSpec& r : roles) {
     if (r.name == role_name) return &r;
@@ -542,6 +547,9 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
     spec.chief_role = "worker";
   }
   spec.chief_index = 0;
+  for (const auto& [key, value] : conf.entries()) {
+    if (StartsWith(key, "tony.") && !value.FromDefaults()) spec.sources[key] = value.source;
+  }
   TONY_RETURN_IF_ERROR(v.ToStatus());
   return spec;
 }

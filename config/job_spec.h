@@ -174,6 +174,14 @@ struct JobSpec {
   std::string chief_role;
   int chief_index = 0;
 
+  // Where each tony.* key the job set came from (a file's path, or "--conf"), as the layered
+  // Configuration knew; keys left at their defaults are absent. It travels in the spec file, so
+  // that the coordinator's and the executors' messages about a value can name its source.
+  std::map<std::string, std::string> sources;
+
+  // "key" with ", from <source>" when the job set it: for a message's "(...)" naming the key.
+  std::string KeyAndSource(const std::string& key) const;
+
   const RoleSpec* FindRole(const std::string& name) const;
   // True when the job runs in stages (some role has stage 1 or more).
   bool Staged() const;

@@ -224,6 +224,7 @@ std::string SerializeJobSpec(const JobSpec& s) {
   f.set_gpu_exec_path(s.gpu_exec_path);
   f.set_chief_role(s.chief_role);
   f.set_chief_index(s.chief_index);
+  f.mutable_sources()->insert(s.sources.begin(), s.sources.end());
   f.set_complete(true);
   // Deterministic: the same spec gives the same bytes (tests compare them).
   std::string out;
@@ -311,6 +312,7 @@ Result<JobSpec> ParseJobSpec(const std::string& bytes, const std::string& source
   s.gpu_exec_path = f.gpu_exec_path();
   s.chief_role = f.chief_role();
   s.chief_index = f.chief_index();
+  s.sources.insert(f.sources().begin(), f.sources().end());
   return s;
 }
 

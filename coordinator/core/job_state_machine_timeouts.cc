@@ -60,15 +60,16 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
       case Expired::kApplication:
         Decide(FinalStatus::kFailed,
                "application timed out after " + std::to_string(spec_.application_timeout_ms) +
-                   " ms (tony.application.timeout)",
+                   " ms (" + spec_.KeyAndSource("tony.application.timeout") + ")",
                now_ms, out);
         break;
       case Expired::kGang:
         Decide(FinalStatus::kFailed,
                "the gang" +
                    (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
-                   " was not allocated within " + std::to_string(spec_.gang_timeout_ms) +
-                   " ms (tony.application.gang-timeout-ms): " + MissingContainers(),
+                   " was not allocated within " + std::to_string(spec_.gang_timeout_ms) + " ms (" +
+                   spec_.KeyAndSource("tony.application.gang-timeout-ms") +
+                   "): " + MissingContainers(),
                now_ms, out);
         break;
       case Expired::kAllocation: {
@@ -77,8 +78,8 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
                "only " + std::to_string(stage_registered_[stage_]) + " of " +
                    std::to_string(stage_tasks_[stage_]) + " tasks" +
                    (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
-                   " registered within " + std::to_string(spec_.allocation_timeout_ms) +
-                   " ms (tony.container.allocation.timeout)" +
+                   " registered within " + std::to_string(spec_.allocation_timeout_ms) + " ms (" +
+                   spec_.KeyAndSource("tony.container.allocation.timeout") + ")" +
                    (missing.empty() ? "" : "; " + missing),
                now_ms, out);
         break;
@@ -114,8 +115,8 @@ void JobStateMachine::ResolveHeldExits(int64_t now_ms, std::vector<Command>& out
 void JobStateMachine::FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vector<Command>& out) {
   std::string why;
   if (t.registered_ms < 0) {
-    why = "did not register within " + std::to_string(spec_.registration_timeout_ms) +
-          " ms (tony.container.registration.timeout)";
+    why = "did not register within " + std::to_string(spec_.registration_timeout_ms) + " ms (" +
+          spec_.KeyAndSource("tony.container.registration.timeout") + ")";
   } else {
     why = "no heartbeat for " + std::to_string(HeartbeatExpiryMs()) + " ms";
   }
@@ -181,7 +182,7 @@ void JobStateMachine::FireGroupTimeout(size_t i, int64_t now_ms, std::vector<Com
                            std::to_string(d.timeout_ms / 1000) + " s after every task of group " +
                            d.group + " (" + Join(d.members, ", ") + ") ended";
   if (!d.ignored) {
-    Decide(FinalStatus::kFailed, what + " (" + d.key + ")", now_ms, out);
+    Decide(FinalStatus::kFailed, what + " (" + spec_.KeyAndSource(d.key) + ")", now_ms, out);
     return;
   }
   // TonY makes the role untracked: the job no longer waits for it, and stops it at the end.
@@ -192,7 +193,8 @@ void JobStateMachine::FireGroupTimeout(size_t i, int64_t now_ms, std::vector<Com
     t.tracked = false;
     t.untracked = true;
   }
-  released_ += "; " + what + ", no longer waited for (" + d.key + ".ignored)";
+  released_ +=
+      "; " + what + ", no longer waited for (" + spec_.KeyAndSource(d.key + ".ignored") + ")";
   Touch();
   MaybeCompleteJob(now_ms, out);
 }

@@ -34,7 +34,7 @@ def test_a_dependent_outliving_its_group_fails_the_job(tony, tmp_path):
     assert status["final_status"] == "FAILED"
     assert status["message"] == (
         "role evaluator still running 1 s after every task of group A (worker) ended "
-        "(tony.application.dependency.evaluator.timeout.after.A)")
+        f"(tony.application.dependency.evaluator.timeout.after.A, from {tmp_path / 'tony.xml'})")
     assert status["message"] in r.stdout
     assert states(status) == {"worker:0": "SUCCEEDED", "worker:1": "SUCCEEDED",
                               "evaluator:0": "STOPPED"}

@@ -172,7 +172,8 @@ def test_hung_task_hits_the_application_timeout(tony, tmp_path):
     r = tony.run("submit", "--executes", "hang.py", "--python_binary_path", SYSTEM_PYTHON,
                  "--src_dir", str(src), "--conf_file", conf)
     assert r.returncode == 1
-    assert "timed out after 3000 ms (tony.application.timeout)" in r.stdout
+    # The key and the file that set it, which the coordinator knows from the job spec file.
+    assert f"timed out after 3000 ms (tony.application.timeout, from {conf})" in r.stdout
     assert_nothing_left(tony.home)
 
 

@@ -47,7 +47,7 @@ auto MoreJobFields(const JobSpec& s) {
                   s.hold_port, s.hadoop_archive, s.hadoop_classpath, s.horovod_debug_driver,
                   s.skip_fit_check, s.am_memory_mb, s.am_vcores, s.am_gpus, s.docker_enabled,
                   s.am_docker_image, s.docker_mounts, s.am_resources, s.local_memory_mb,
-                  s.local_vcores, s.gpu_exec_path, s.chief_role, s.chief_index);
+                  s.local_vcores, s.gpu_exec_path, s.chief_role, s.chief_index, s.sources);
 }
 bool operator==(const JobSpec& a, const JobSpec& b) {
   return JobFields(a) == JobFields(b) && MoreJobFields(a) == MoreJobFields(b);
@@ -57,7 +57,7 @@ bool operator==(const JobSpec& a, const JobSpec& b) {
 // serialize it (rpc/job_spec.proto, rpc/spec_file.cc), compare it above, then update these.
 static_assert(sizeof(RoleSpec) == 328, "a RoleSpec field the job spec file may not carry");
 static_assert(sizeof(GroupDependency) == 136, "a GroupDependency field the file may not carry");
-static_assert(sizeof(JobSpec) == 808, "a JobSpec field the job spec file may not carry");
+static_assert(sizeof(JobSpec) == 856, "a JobSpec field the job spec file may not carry");
 
 namespace {
 
@@ -140,6 +140,7 @@ JobSpec EveryField() {
   s.gpu_exec_path = "/bin/smi";
   s.chief_role = "worker";
   s.chief_index = 2;
+  s.sources = {{"tony.worker.instances", "/home/u/tony.xml"}, {"tony.ps.memory", "--conf"}};
   return s;
 }
 
@@ -192,6 +193,9 @@ TEST_F(SpecFileTest, ASpecBuiltFromKeysComesBackEqual) {
   Result<JobSpec> spec = BuildJobSpec(conf);
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->registry_timeout_ms, 30'000);
+  EXPECT_EQ(spec->KeyAndSource("tony.ps.instances"), "tony.ps.instances, from --conf");
+  EXPECT_EQ(spec->KeyAndSource("tony.ps.memory"), "tony.ps.memory");  // its default
+  EXPECT_EQ(spec->sources.count("tony.application.timeout"), 0u);
   Result<JobSpec> back = rpc::ParseJobSpec(rpc::SerializeJobSpec(*spec), "mem");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_TRUE(*back == *spec);

@@ -326,8 +326,9 @@ def test_a_gang_the_busy_cluster_does_not_give_fails_at_the_gang_timeout(miniclu
                      "--src_dir", str(src), "--conf_file", xml, timeout=180)
         out = r.stdout + r.stderr
         assert r.returncode == 1, out
-        assert ("the gang was not allocated within 5000 ms (tony.application.gang-timeout-ms): "
-                "0 of 1 worker containers of 3072 MB, 1 vcores allocated") in r.stdout, out
+        assert (f"the gang was not allocated within 5000 ms (tony.application.gang-timeout-ms, "
+                f"from {xml}): 0 of 1 worker containers of 3072 MB, 1 vcores allocated"
+                ) in r.stdout, out
         app_id = app_id_from(r.stdout)
         assert rm_app(minicluster, app_id)["finalStatus"] == "FAILED"
         assert tony.task("worker", 0)["state"] == "NOT_STARTED"
