@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 
 #include "common/strings.h"
 
@@ -52,7 +53,13 @@ std::vector<pid_t> ScanProcesses(Pred pred) {
     ProcStat st;
     if (!ReadProcStat(static_cast<pid_t>(*pid), &st)) continue;
     if (st.state == 'Z') continue;  // a zombie is dead; its parent has yet to reap it
-    if (pred(st)) out.push_back(static_cast<pid_t>(*pid));
+    bool match = false;
+    if constexpr (std::is_invocable_v<Pred, pid_t, const ProcStat&>) {
+      match = pred(static_cast<pid_t>(*pid), st);
+    } else {
+      match = pred(st);
+    }
+    if (match) out.push_back(static_cast<pid_t>(*pid));
   }
   ::closedir(dir);
   return out;
@@ -240,6 +247,30 @@ std::optional<int> AwaitChildExit(pid_t pid, int timeout_ms) {
 
 void SignalGroup(pid_t pgid, int sig) {
   if (pgid > 1) ::kill(-pgid, sig);
+}
+
+int64_t DescendantsRssBytes(pid_t root) {
+  // One pass over /proc for the parent links, then the tree below `root`.
+  std::map<pid_t, std::vector<pid_t>> children;
+  ScanProcesses([&children](pid_t pid, const ProcStat& st) {
+    children[st.ppid].push_back(pid);
+    return false;
+  });
+  static const int64_t page = ::sysconf(_SC_PAGESIZE);
+  int64_t total = 0;
+  std::vector<pid_t> todo = {root};
+  while (!todo.empty()) {
+    pid_t parent = todo.back();
+    todo.pop_back();
+    for (pid_t child : children[parent]) {
+      todo.push_back(child);
+      std::ifstream statm("/proc/" + std::to_string(child) + "/statm");
+      int64_t size = 0;
+      int64_t resident = 0;
+      if (statm >> size >> resident) total += resident * page;
+    }
+  }
+  return total;
 }
 
 std::vector<pid_t> ProcessesInSession(pid_t sid) {

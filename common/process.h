@@ -55,6 +55,10 @@ bool ProcessAlive(pid_t pid);
 std::optional<int> AwaitChildExit(pid_t pid, int timeout_ms);
 // Sends `sig` to every process in group `pgid`; a group that is already gone is not an error.
 void SignalGroup(pid_t pgid, int sig);
+// The resident memory (RSS, /proc/<pid>/statm) of every live descendant of `root`, summed, in
+// bytes; `root` itself is left out. Processes that end while they are read count as 0.
+int64_t DescendantsRssBytes(pid_t root);
+
 // Every live process whose session id is `sid` (read from /proc/<pid>/stat).
 std::vector<pid_t> ProcessesInSession(pid_t sid);
 // SIGKILLs every process of session `sid` (repeats until none is left, at most ~1 s).

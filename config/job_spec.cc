@@ -460,6 +460,7 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.gang_timeout_ms = v.Long("tony.application.gang-timeout-ms", 0);
   spec.heartbeat_interval_ms = v.Long("tony.task.heartbeat-interval-ms", 1);
   spec.max_missed_heartbeats = v.Int("tony.task.max-missed-heartbeats", 1);
+  spec.metrics_interval_ms = v.Long("tony.task.metrics-interval-ms", 0);
   if (!v.IsSet(spec.execution_timeout_key) && v.IsSet("tony.worker.timeout")) {
     spec.execution_timeout_key = "tony.worker.timeout";
   }

@@ -114,7 +114,8 @@ struct JobSpec {
   int64_t gang_timeout_ms = 0;           // tony.application.gang-timeout-ms; 0: none
   int64_t heartbeat_interval_ms = 1000;
   int max_missed_heartbeats = 25;
-  int64_t execution_timeout_ms = 0;  // from execution_timeout_key
+  int64_t metrics_interval_ms = 5000;  // tony.task.metrics-interval-ms; 0: no sampling
+  int64_t execution_timeout_ms = 0;    // from execution_timeout_key
   // tony.am.wait-client-signal-stop-timeout-sec: after the end, how long the coordinator waits
   // for a client to read the final status.
   int64_t client_wait_ms = 15'000;

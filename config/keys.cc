@@ -175,12 +175,12 @@ void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
   k.push_back(Ms("tony.task.heartbeat-interval-ms", "1000", "Executor heartbeat period."));
   k.push_back(Int("tony.task.max-missed-heartbeats", "25", "",
                   "Missed heartbeats before a task (or executor) gives up."));
-  k.push_back(
-      Unsupported(Ms("tony.task.metrics-interval-ms", "5000", "Task metrics sampling period."),
-                  "task metrics are not collected"));
+  k.push_back(Ms("tony.task.metrics-interval-ms", "5000",
+                 "How often each task's memory (RSS of its processes) is sampled for its "
+                 "MAX_MEMORY_BYTES and AVG_MEMORY_BYTES metrics; 0: never."));
   k.push_back(Unsupported(
       Bool("tony.task.gpu-metrics.enabled", "true", "Collect GPU metrics on GPU tasks."),
-      "task metrics are not collected"));
+      "GPU metrics are not collected yet (memory metrics are)"));
   k.push_back(Ms("tony.task.executor.execution-timeout-ms", "0",
                  "Kill the user process after this; 0: never."));
   // TonY's name for the same timeout before TonY #596, still in its tony-default.xml and in old

@@ -422,6 +422,10 @@ void Coordinator::HandleHeartbeat(const rpc::HeartbeatRequest& req, rpc::Heartbe
                                   grpc::ServerUnaryReactor* reactor) {
   core::TaskId id = FromRef(req.task());
   Dispatch(core::Heartbeat{id, req.task().attempt()});
+  if (KeepMetrics(req.task(), req.metrics()) && NowMs() - metrics_written_ms_ >= 1000) {
+    metrics_written_ms_ = NowMs();
+    NoteRecordError(history::WriteJobStatus(paths_, Snapshot()));
+  }
   const core::TaskRecord* task = machine_.FindTask(id);
   if (task != nullptr && (req.stalled() || task->state == core::TaskState::kStalled)) {
     const core::TaskState before = task->state;
@@ -476,8 +480,22 @@ void Coordinator::HandleReportResult(const rpc::ReportResultRequest& req,
     TONY_LOG(kInfo) << id.ToString() << " printed model parameters; the tasks get them as "
                     << "MODEL_PARAMS (" << model_params_->size() << " bytes)";
   }
+  KeepMetrics(req.task(), req.metrics());
   Dispatch(exited);
   reactor->Finish(grpc::Status::OK);
+}
+
+bool Coordinator::KeepMetrics(const rpc::TaskRef& task,
+                              const google::protobuf::RepeatedPtrField<rpc::Metric>& metrics) {
+  if (metrics.empty()) return false;  // none sampled yet: keep what came before
+  std::vector<rpc::Metric>& kept =
+      metrics_[FromRef(task).ToString() + "#" + std::to_string(task.attempt())];
+  bool changed = kept.size() != static_cast<size_t>(metrics.size());
+  for (int i = 0; !changed && i < metrics.size(); ++i) {
+    changed = kept[i].name() != metrics[i].name() || kept[i].value() != metrics[i].value();
+  }
+  kept.assign(metrics.begin(), metrics.end());
+  return changed;
 }
 
 void Coordinator::HandlePublish(const rpc::PublishRequest& req, grpc::ServerUnaryReactor* reactor) {
@@ -576,6 +594,10 @@ rpc::JobStatus Coordinator::Snapshot() const {
     }
     ts->set_restart(t.restart);
     ts->set_stall(t.stall);
+    if (auto m = metrics_.find(t.id.ToString() + "#" + std::to_string(t.attempt));
+        m != metrics_.end()) {
+      for (const rpc::Metric& metric : m->second) *ts->add_metrics() = metric;
+    }
     if (const RoleSpec* role = machine_.spec().FindRole(t.id.role);
         t.state == core::TaskState::kNew && t.stage == machine_.stage() && t.restart_at_ms < 0 &&
         role != nullptr && machine_.phase() == core::JobPhase::kRunning) {

@@ -171,6 +171,14 @@ class Coordinator final : public engine::EngineListener {
   std::map<std::string, ContainerTask> container_tasks_;
   std::map<std::string, std::string> log_urls_;  // container -> engine's log URL, if any
   std::map<std::string, std::string> nodes_;     // container -> engine's node name, if any
+  // "role:index#attempt" -> the metrics its executor last sent (heartbeats, then its report).
+  std::map<std::string, std::vector<rpc::Metric>> metrics_;
+  // When status.json last got new metrics: rewritten for them at most once a second (a change of
+  // state rewrites it at once anyway).
+  int64_t metrics_written_ms_ = 0;
+  // Keeps a task's metrics; true when they differ from what was kept.
+  bool KeepMetrics(const rpc::TaskRef& task,
+                   const google::protobuf::RepeatedPtrField<rpc::Metric>& metrics);
   std::vector<SpecWaiter> spec_waiters_;
   // What the preprocess task am:0 reported as its model parameters (TonY's MODEL_PARAMS).
   std::optional<std::string> model_params_;

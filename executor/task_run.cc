@@ -1,5 +1,7 @@
 #include "executor/task_run.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -55,6 +57,7 @@ TaskRun::TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, co
                                     false);
                          }),
       publish_poll_(loop, [this] { PollPublished(); }),
+      metrics_timer_(loop, [this] { SampleMetrics(); }),
       processes_(loop, options.grace_ms, [this] { OnProcessesEnded(); }),
       stall_watch_(loop,
                    [this](bool stalled, const std::string& note) { OnStallChange(stalled, note); }),
@@ -201,6 +204,9 @@ void TaskRun::StartUserProcesses() {
   phase_ = Phase::kRunning;
   if (role_.stall_timeout_ms > 0) WatchForStalls(*options);
   if (spec_.execution_timeout_ms > 0) execution_timeout_.Arm(spec_.execution_timeout_ms);
+  if (spec_.metrics_interval_ms > 0) {
+    metrics_timer_.Arm(spec_.metrics_interval_ms, spec_.metrics_interval_ms);
+  }
   if (runtime::Publishes(spec_, id_.role)) {
     publish_deadline_ms_ = NowMs() + kPublishWaitMs;
     publish_poll_.Arm(kPublishPollMs, kPublishPollMs);
@@ -270,6 +276,7 @@ void TaskRun::OnHeartbeatTick() {
   *req.mutable_task() = id_.Ref();
   req.set_tokens_generation(tokens_generation_);
   req.set_spec_generation(spec_generation_);
+  AddMetrics(req.mutable_metrics());
   if (stalled_) {
     req.set_stalled(true);
     req.set_stall(stall_note_);
@@ -372,7 +379,26 @@ void TaskRun::StopTask(const std::string& why, bool by_request) {
   }
 }
 
+void TaskRun::SampleMetrics() {
+  if (phase_ != Phase::kRunning) return;
+  int64_t rss = DescendantsRssBytes(::getpid());
+  max_rss_bytes_ = std::max(max_rss_bytes_, rss);
+  sum_rss_bytes_ += static_cast<double>(rss);
+  ++rss_samples_;
+}
+
+void TaskRun::AddMetrics(google::protobuf::RepeatedPtrField<rpc::Metric>* out) const {
+  if (rss_samples_ == 0) return;
+  rpc::Metric* max = out->Add();
+  max->set_name("MAX_MEMORY_BYTES");
+  max->set_value(static_cast<double>(max_rss_bytes_));
+  rpc::Metric* avg = out->Add();
+  avg->set_name("AVG_MEMORY_BYTES");
+  avg->set_value(sum_rss_bytes_ / static_cast<double>(rss_samples_));
+}
+
 void TaskRun::OnProcessesEnded() {
+  metrics_timer_.Disarm();
   execution_timeout_.Disarm();
   stall_watch_.Stop();
   publish_poll_.Disarm();
@@ -389,7 +415,9 @@ void TaskRun::OnProcessesEnded() {
                    " (the result was not reported: the coordinator is lost)");
     return;
   }
-  ReportAndExit(MakeReport(id_, spec_, outcome, processes_), code);
+  rpc::ReportResultRequest report = MakeReport(id_, spec_, outcome, processes_);
+  AddMetrics(report.mutable_metrics());
+  ReportAndExit(std::move(report), code);
 }
 
 void TaskRun::ReportAndExit(rpc::ReportResultRequest req, int code) {

@@ -61,6 +61,9 @@ class TaskRun {
   void WriteClusterSpecFile() const;
   // A newer spec from a heartbeat: a peer restarted in task scope has a new address.
   void OnNewerSpec(const rpc::HeartbeatResponse& resp);
+  void SampleMetrics();
+  // TonY's MAX_MEMORY_BYTES and AVG_MEMORY_BYTES so far; nothing before the first sample.
+  void AddMetrics(google::protobuf::RepeatedPtrField<rpc::Metric>* out) const;
   // LD_PRELOAD and TONY_HELD_PORTS for a user process that binds the held port through the
   // preload library.
   void PreloadReusePortShim(EnvMap& env) const;
@@ -106,6 +109,12 @@ class TaskRun {
   LoopTimer heartbeat_;
   LoopTimer execution_timeout_;
   LoopTimer publish_poll_;
+  // Task metrics (README "Task metrics"): the RSS of the executor's descendants, sampled every
+  // tony.task.metrics-interval-ms while the user processes run.
+  LoopTimer metrics_timer_;
+  int64_t max_rss_bytes_ = 0;
+  double sum_rss_bytes_ = 0;
+  int64_t rss_samples_ = 0;
   UserProcesses processes_;
   StallWatch stall_watch_;
   ResultReporter reporter_;

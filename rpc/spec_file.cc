@@ -189,6 +189,7 @@ std::string SerializeJobSpec(const JobSpec& s) {
   f.set_gang_timeout_ms(s.gang_timeout_ms);
   f.set_heartbeat_interval_ms(s.heartbeat_interval_ms);
   f.set_max_missed_heartbeats(s.max_missed_heartbeats);
+  f.set_metrics_interval_ms(s.metrics_interval_ms);
   f.set_execution_timeout_ms(s.execution_timeout_ms);
   f.set_client_wait_ms(s.client_wait_ms);
   f.set_execution_timeout_key(s.execution_timeout_key);
@@ -274,6 +275,7 @@ Result<JobSpec> ParseJobSpec(const std::string& bytes, const std::string& source
   s.gang_timeout_ms = f.gang_timeout_ms();
   s.heartbeat_interval_ms = f.heartbeat_interval_ms();
   s.max_missed_heartbeats = f.max_missed_heartbeats();
+  s.metrics_interval_ms = f.metrics_interval_ms();
   s.execution_timeout_ms = f.execution_timeout_ms();
   s.client_wait_ms = f.client_wait_ms();
   s.execution_timeout_key = f.execution_timeout_key();
