@@ -308,22 +308,28 @@ void AddMiscKeys(std::vector<KeySpec>& k) {
                    "which writes DRIVER_OUTPUT_PATH/<port>____HOROVOD_RENDEZVOUS_SERVER____ with "
                    "its slot plan) instead of tony's."));
   k.push_back(Str("tony.history.location", "/path/to/tony-history",
-                  "Job history root of TonY's portal; tony writes no history there, but an "
-                  "hdfs:// value gets a delegation token for the tasks, as in TonY."));
-  k.push_back(Unsupported(
-      Str("tony.history.intermediate", "${tony.history.location}/intermediate",
-          "History of running jobs (portal)."),
-      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
-  k.push_back(Unsupported(
-      Str("tony.history.finished", "${tony.history.location}/finished",
-          "History of finished jobs (portal)."),
-      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+                  "Job history root, in TonY's layout for TonY's portal: the coordinator writes "
+                  "intermediate/<appId>/ (tony-final.xml, <appId>-<startedMs>-<user>.jhist."
+                  "inprogress, Avro events in TonY's schema) as the job runs and moves it to "
+                  "finished/yyyy/MM/dd/<appId>/ at its end, the events file renamed "
+                  "<appId>-<startedMs>-<completedMs>-<user>-<STATUS>.jhist. A local path or "
+                  "file:// (other file systems: a warning, no history); unset or TonY's "
+                  "placeholder default: none. A location that cannot be written is a warning "
+                  "and the job's final message says its history is incomplete; the job runs on. "
+                  "An hdfs:// value also gets a delegation token for the tasks, as in TonY."));
+  k.push_back(Str("tony.history.intermediate", "${tony.history.location}/intermediate",
+                  "Where a running job's history is written (TonY's AM always uses "
+                  "<location>/intermediate; tony honours this key, as TonY's portal does)."));
+  k.push_back(Str("tony.history.finished", "${tony.history.location}/finished",
+                  "Where an ended job's history is moved, under yyyy/MM/dd/<appId>/ (tony's "
+                  "coordinator moves it at the job's end; TonY's portal mover did it later)."));
   k.push_back(Unsupported(
       Ms("tony.history.mover-interval-ms", "300000", "Portal mover period."),
-      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
-  k.push_back(Unsupported(
-      Str("tony.history.finished-dir-timezone", "UTC", "Zone of yyyy/MM/dd dirs."),
-      "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
+      "a key of TonY's history portal's mover; tony's coordinator moves a job's history to "
+      "finished/ itself when the job ends"));
+  k.push_back(Str("tony.history.finished-dir-timezone", "UTC",
+                  "Time zone (an IANA name) of the yyyy/MM/dd directories under "
+                  "tony.history.finished; the date is the job's end."));
   k.push_back(Unsupported(
       Long("tony.history.retention-sec", "2592000", "s", "History retention."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));

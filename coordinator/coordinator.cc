@@ -166,6 +166,7 @@ int Coordinator::Run() {
   TONY_LOG(kInfo) << "job " << options_.job_id << " coordinator listening on "
                   << options_.advertised_host << ":" << port() << " (engine " << engine_->name()
                   << ")";
+  StartTonyHistory();
   // SIGTERM is how `tony kill` (and YARN's NodeManager) asks the job to stop: stop every task,
   // write the final status, and exit without waiting for a client to read it.
   asio::signal_set terminate(io_, SIGTERM);
@@ -630,6 +631,12 @@ void Coordinator::Finish(const core::FinishJob& finish) {
   finished_at_ms_ = NowMs();
   persisted_version_ = -1;  // rewrite status.json with the end time
   PersistChanges();
+  const bool history_was_whole = history_error_.empty();
+  FinishTonyHistory(finish.status);
+  if (history_was_whole && !history_error_.empty()) {
+    persisted_version_ = -1;  // status.json's message says the history is incomplete
+    PersistChanges();
+  }
   nlohmann::json e = {{"time_ms", end_wall_ms_},
                       {"job", core::FinalStatusName(finish.status)},
                       {"message", finish.message}};

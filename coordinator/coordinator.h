@@ -23,6 +23,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "coordinator/status_http.h"
 #include "engine/engine.h"
 #include "history/job_dir.h"
+#include "history/tony_history.h"
 #include "rpc/tls.h"
 #include "rpc/tony.grpc.pb.h"
 
@@ -54,6 +56,9 @@ struct CoordinatorOptions {
   // The RM's web proxy, host:port each (engine/yarn_contract.h kWebProxyEnv): the only peers the
   // status endpoint answers with the job; others get 403. Unset: every peer (tests).
   std::optional<std::vector<std::string>> status_proxies;
+  // tony.history.location's history in TonY's layout (history/tony_history.h); nullopt: none.
+  // The coordinator fills in the app id, user, host, container and tony-final.xml.
+  std::optional<history::TonyHistoryOptions> tony_history;
 };
 
 using EngineFactory = std::function<std::unique_ptr<engine::Engine>(asio::io_context&)>;
@@ -145,6 +150,17 @@ class Coordinator final : public engine::EngineListener {
   // The same for an ended attempt of a task that has restarted since.
   void RecordPastAttempt(const core::TaskId& id, const core::PastAttempt& past);
   static std::string StateKey(const core::TaskId& id, int attempt);
+  // TonY's history (job_dir_writer.cc): opened with APPLICATION_INITED at the start; a task
+  // attempt's TASK_STARTED when it gets its container, TASK_FINISHED when it ends; at the job's
+  // end APPLICATION_FINISHED, the final name and the move to finished/.
+  void StartTonyHistory();
+  void HistoryTaskState(const core::TaskId& id, int attempt, core::TaskState state,
+                        const std::string& host, const std::string& container_id,
+                        const std::string& diagnostic);
+  void FinishTonyHistory(core::FinalStatus status);
+  // A failed write of TonY's history: a warning naming the path and why, the first one kept for
+  // the job's final message, and no further writes (a file missing events would mislead).
+  void NoteHistoryError(const Status& s);
   void Finish(const core::FinishJob& finish);
   void ShutdownServer();
   int64_t NowMs() const { return time_->clock().MonotonicMs(); }
@@ -168,6 +184,9 @@ class Coordinator final : public engine::EngineListener {
   int64_t persisted_version_ = -1;
   std::map<std::string, core::TaskState> last_states_;  // StateKey -> last state in events.jsonl
   std::string record_error_;  // the first failed write of the job's record (NoteRecordError)
+  std::unique_ptr<history::TonyHistoryWriter> tony_history_;
+  std::string history_error_;              // the first failed write of TonY's history
+  std::set<std::string> history_started_;  // StateKeys with a TASK_STARTED written
   std::map<std::string, ContainerTask> container_tasks_;
   std::map<std::string, std::string> log_urls_;  // container -> engine's log URL, if any
   std::map<std::string, std::string> nodes_;     // container -> engine's node name, if any

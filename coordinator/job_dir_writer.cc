@@ -1,9 +1,12 @@
 // Coordinator: what it keeps in the job directory while the job runs: status.json at every
 // visible change, and one events.jsonl line per task state change, only ever forward
-// (common/task_state.h). Runs on the coordinator's loop, like the rest of the shell.
+// (common/task_state.h). With tony.history.location set, the same changes also go to TonY's
+// history (history/tony_history.h). Runs on the coordinator's loop, like the rest of the shell.
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "common/log.h"
+#include "common/strings.h"
 #include "coordinator/coordinator.h"
 
 namespace tony {
@@ -28,6 +31,17 @@ void AddEnd(nlohmann::json& e, core::TaskState state, std::optional<int> exit_co
   e["history_status"] = core::TonyHistoryStatus(state);
 }
 
+// TASK_FINISHED's containerDiagnostic: how the attempt ended ("exit 3"), why, and the details the
+// executor sent (its stderr's last lines), one per line.
+std::string HistoryDiagnostic(std::optional<int> exit_code, int signal, const std::string& reason,
+                              const std::string& details) {
+  std::vector<std::string> lines;
+  for (const std::string& part : {core::DescribeExit(exit_code, signal), reason, details}) {
+    if (!part.empty()) lines.push_back(part);
+  }
+  return Join(lines, "\n");
+}
+
 }  // namespace
 
 std::string Coordinator::StateKey(const core::TaskId& id, int attempt) {
@@ -45,6 +59,8 @@ void Coordinator::RecordTaskState(const core::TaskRecord& t, core::TaskState sta
   }
   NoteRecordError(history::AppendEvent(paths_, e.dump()));
   last_states_[StateKey(t.id, t.attempt)] = state;
+  HistoryTaskState(t.id, t.attempt, state, t.host, t.container_id,
+                   HistoryDiagnostic(t.exit_code, t.signal, t.end_reason, t.diagnostics));
 }
 
 void Coordinator::RecordPastAttempt(const core::TaskId& id, const core::PastAttempt& past) {
@@ -52,6 +68,81 @@ void Coordinator::RecordPastAttempt(const core::TaskId& id, const core::PastAtte
   AddEnd(e, past.state, past.exit_code, past.signal, past.end_reason);
   NoteRecordError(history::AppendEvent(paths_, e.dump()));
   last_states_[StateKey(id, past.attempt)] = past.state;
+  HistoryTaskState(id, past.attempt, past.state, past.host, past.container_id,
+                   HistoryDiagnostic(past.exit_code, past.signal, past.end_reason, ""));
+}
+
+void Coordinator::StartTonyHistory() {
+  if (!options_.tony_history) return;
+  history::TonyHistoryOptions o = *options_.tony_history;
+  o.app_id = history::HistoryAppId(options_.job_id);
+  o.user = history::HistoryUser();
+  o.host = options_.advertised_host;
+  // YARN's NodeManager names the AM's container in CONTAINER_ID; the local engine has none.
+  if (const char* container = std::getenv("CONTAINER_ID"); container != nullptr) {
+    o.container_id = container;
+  }
+  o.final_conf = paths_.FinalConf();
+  auto writer = history::TonyHistoryWriter::Start(std::move(o), start_wall_ms_);
+  if (!writer.ok()) {
+    NoteHistoryError(writer.status());
+    return;
+  }
+  tony_history_ = std::move(*writer);
+  TONY_LOG(kInfo) << "TonY history: " << tony_history_->events_path();
+  int num_tasks = 0;
+  for (const RoleSpec& role : machine_.spec().roles) num_tasks += role.instances;
+  NoteHistoryError(tony_history_->ApplicationInited(num_tasks, start_wall_ms_));
+}
+
+void Coordinator::HistoryTaskState(const core::TaskId& id, int attempt, core::TaskState state,
+                                   const std::string& host, const std::string& container_id,
+                                   const std::string& diagnostic) {
+  if (tony_history_ == nullptr || state == core::TaskState::kNew) return;
+  const std::string key = StateKey(id, attempt);
+  // TonY writes TASK_STARTED when it launches a container, TASK_FINISHED when that container
+  // ends: an attempt that never got one (NOT_STARTED) has neither.
+  if (!core::IsTerminal(state)) {
+    if (!history_started_.insert(key).second) return;
+    NoteHistoryError(tony_history_->TaskStarted(id.role, id.index, host, container_id, WallMs()));
+    return;
+  }
+  if (history_started_.count(key) == 0) return;
+  NoteHistoryError(tony_history_->TaskFinished(
+      id.role, id.index, core::TonyHistoryStatus(state), {},
+      state == core::TaskState::kSucceeded ? "" : diagnostic, WallMs()));
+}
+
+void Coordinator::FinishTonyHistory(core::FinalStatus status) {
+  if (tony_history_ == nullptr) return;
+  int finished = 0;
+  int failed = 0;
+  for (const auto& t : machine_.tasks()) {
+    if (core::IsTerminal(t.state)) ++finished;
+    if (core::IsFailure(t.state)) ++failed;
+  }
+  NoteHistoryError(tony_history_->ApplicationFinished(finished, failed, {}, end_wall_ms_));
+  if (tony_history_ == nullptr) return;
+  auto done = tony_history_->Finish(end_wall_ms_, core::FinalStatusName(status));
+  if (done.ok()) {
+    TONY_LOG(kInfo) << "TonY history: " << *done;
+  } else {
+    NoteHistoryError(done.status());
+  }
+  tony_history_.reset();
+}
+
+void Coordinator::NoteHistoryError(const Status& s) {
+  if (s.ok()) return;
+  std::string where = tony_history_ ? tony_history_->events_path() : "tony.history.location";
+  if (history_error_.empty()) {
+    history_error_ = s.message();
+    TONY_LOG(kWarning) << "the job's TonY history (" << where
+                       << ") is incomplete; the job goes on without it: " << s.message();
+  } else {
+    TONY_LOG(kWarning) << "writing the job's TonY history: " << s.message();
+  }
+  tony_history_.reset();
 }
 
 void Coordinator::PersistChanges() {
@@ -92,9 +183,13 @@ void Coordinator::NoteRecordError(const Status& s) {
 }
 
 std::string Coordinator::WithRecordError(const std::string& message) const {
-  if (record_error_.empty()) return message;
-  return message + " (the job's record in " + paths_.root + " is incomplete: " + record_error_ +
-         ")";
+  std::string out = message;
+  if (!record_error_.empty()) {
+    out += " (the job's record in " + paths_.root + " is incomplete: " + record_error_ + ")";
+  }
+  if (!history_error_.empty())
+    out += " (the job's TonY history is incomplete: " + history_error_ + ")";
+  return out;
 }
 
 }  // namespace tony

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libasio-dev libpugixml-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-  libssl-dev libcurl4-openssl-dev zlib1g-dev unzip zip procps
+  libssl-dev libcurl4-openssl-dev zlib1g-dev unzip zip procps libavro-dev
   clang-format clang-tidy clang-14 libclang-rt-14-dev
   python3 python3-torch python3-numpy python3-pytest
   maven openjdk-17-jdk-headless

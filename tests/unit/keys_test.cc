@@ -189,7 +189,10 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.kerberos.keytab",
                                          "tony.kerberos.proxy-user",
                                          "tony.other.namenodes",
-                                         "tony.history.location"};
+                                         "tony.history.location",
+                                         "tony.history.intermediate",
+                                         "tony.history.finished",
+                                         "tony.history.finished-dir-timezone"};
   for (const KeySpec& spec : AllKeys()) {
     bool is_applied = applied.count(std::string(spec.name)) > 0;
     EXPECT_NE(is_applied, !spec.unsupported.empty()) << spec.name;

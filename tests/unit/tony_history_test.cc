@@ -1,0 +1,145 @@
+// Unit tests of history/tony_history.h: TonY's history layout and names, the keys that place it,
+// the finished directory's date in a time zone, and errors that name the path and the reason.
+// (That TonY's own classes read the events back: tests/local/test_tony_history.py.)
+#include "history/tony_history.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "common/files.h"
+
+namespace tony::history {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+
+// 2024-03-01 02:30:00 UTC: still 29 February in Los Angeles, already the 1st in Tokyo.
+constexpr int64_t kLeapDayEveningInLosAngeles = 1709260200000;
+
+TEST(TonyHistoryTest, AppIdHasNoDashForTonysFileNameParsers) {
+  EXPECT_EQ(HistoryAppId("tony-20260101-120000-a1b2c3"), "tony_20260101_120000_a1b2c3");
+  EXPECT_EQ(HistoryAppId("application_1700000000000_0001"), "application_1700000000000_0001");
+}
+
+TEST(TonyHistoryTest, OptionsFromTheKeys) {
+  Configuration none;
+  EXPECT_FALSE(TonyHistoryOptionsFrom(none).has_value());
+  Configuration placeholder;
+  placeholder.Set("tony.history.location", kHistoryLocationPlaceholder, "test");
+  EXPECT_FALSE(TonyHistoryOptionsFrom(placeholder).has_value());
+
+  Configuration conf;
+  conf.Set("tony.history.location", "/h/", "test");
+  auto o = TonyHistoryOptionsFrom(conf);
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(o->intermediate, "/h/intermediate");
+  EXPECT_EQ(o->finished, "/h/finished");
+  EXPECT_EQ(o->timezone, "UTC");
+
+  conf.Set("tony.history.intermediate", "/running", "test");
+  conf.Set("tony.history.finished", "/done", "test");
+  conf.Set("tony.history.finished-dir-timezone", "Asia/Tokyo", "test");
+  o = TonyHistoryOptionsFrom(conf);
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(o->intermediate, "/running");
+  EXPECT_EQ(o->finished, "/done");
+  EXPECT_EQ(o->timezone, "Asia/Tokyo");
+}
+
+TEST(TonyHistoryTest, FinishedDateIsTheEndsDateInTheZone) {
+  const char* tz = std::getenv("TZ");
+  const std::string tz_before = tz ? tz : "(unset)";
+  EXPECT_EQ(FinishedDatePath(kLeapDayEveningInLosAngeles, "UTC").value(), "2024/03/01");
+  EXPECT_EQ(FinishedDatePath(kLeapDayEveningInLosAngeles, "America/Los_Angeles").value(),
+            "2024/02/29");
+  EXPECT_EQ(FinishedDatePath(kLeapDayEveningInLosAngeles, "Asia/Tokyo").value(), "2024/03/01");
+  // The process's own zone is left as it was.
+  tz = std::getenv("TZ");
+  EXPECT_EQ(tz ? tz : "(unset)", tz_before);
+  auto bad = FinishedDatePath(kLeapDayEveningInLosAngeles, "Mars/Olympus_Mons");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("tony.history.finished-dir-timezone=Mars/Olympus_Mons"));
+  EXPECT_FALSE(FinishedDatePath(0, "../etc/passwd").ok());
+}
+
+class TonyHistoryWriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto dir = MakeTempDir(::testing::TempDir(), "tony-history-test-");
+    ASSERT_TRUE(dir.ok()) << dir.status().message();
+    root_ = *dir;
+  }
+  void TearDown() override { ASSERT_TRUE(RemoveAll(root_).ok()); }
+
+  TonyHistoryOptions Options(const std::string& location) const {
+    TonyHistoryOptions o;
+    o.intermediate = location + "/intermediate";
+    o.finished = location + "/finished";
+    o.app_id = "application_1_0001";
+    o.user = "alice";
+    o.host = "am-host";
+    return o;
+  }
+
+  std::string root_;
+};
+
+TEST_F(TonyHistoryWriterTest, WritesIntermediateThenMovesToFinished) {
+  std::string conf = root_ + "/tony-final.xml";
+  ASSERT_TRUE(WriteFileAtomic(conf, "<configuration/>\n").ok());
+  TonyHistoryOptions o = Options("file://" + root_ + "/hist");
+  o.final_conf = conf;
+  auto w = TonyHistoryWriter::Start(o, 1709251200000);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  std::string job = root_ + "/hist/intermediate/application_1_0001";
+  EXPECT_EQ((*w)->events_path(), job + "/application_1_0001-1709251200000-alice.jhist.inprogress");
+  EXPECT_TRUE(PathExists(job + "/tony-final.xml"));
+  struct stat st {};
+  ASSERT_EQ(::stat(job.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0770);
+  // An Avro object container file: its magic, and TonY's schema in its header.
+  auto header = ReadFile((*w)->events_path());
+  ASSERT_TRUE(header.ok());
+  EXPECT_EQ(header->substr(0, 4), std::string("Obj\x01", 4));
+  EXPECT_THAT(*header, HasSubstr("com.linkedin.tony.events"));
+
+  ASSERT_TRUE((*w)->ApplicationInited(2, 1709251200000).ok());
+  ASSERT_TRUE((*w)->TaskStarted("worker", 0, "h", "container_1", 1709251200001).ok());
+  ASSERT_TRUE((*w)->TaskFinished("worker", 0, "FAILED", {{"MAX_MEMORY_BYTES", 1e6}},
+                                 std::string("exit 3\n\xff bytes"), 1709251200002)
+                  .ok());
+  ASSERT_TRUE((*w)->ApplicationFinished(1, 1, {}, kLeapDayEveningInLosAngeles).ok());
+  auto done = (*w)->Finish(kLeapDayEveningInLosAngeles, "FAILED");
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  EXPECT_EQ(*done, root_ +
+                       "/hist/finished/2024/03/01/application_1_0001/"
+                       "application_1_0001-1709251200000-1709260200000-alice-FAILED.jhist");
+  EXPECT_TRUE(PathExists(root_ + "/hist/finished/2024/03/01/application_1_0001/tony-final.xml"));
+  EXPECT_FALSE(PathExists(job));
+  EXPECT_FALSE((*w)->TaskStarted("worker", 1, "h", "", 1).ok());  // closed
+}
+
+TEST_F(TonyHistoryWriterTest, ALocationThatCannotBeWrittenNamesThePathAndWhy) {
+  auto missing = TonyHistoryWriter::Start(Options(root_ + "/no-parent/hist"), 1);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("cannot create the directory " + root_ +
+                                                    "/no-parent/hist: No such file or directory"));
+  ASSERT_TRUE(WriteFileAtomic(root_ + "/file", "x").ok());
+  auto blocked = TonyHistoryWriter::Start(Options(root_ + "/file"), 1);
+  ASSERT_FALSE(blocked.ok());
+  EXPECT_THAT(blocked.status().message(), HasSubstr(root_ + "/file"));
+  auto hdfs = TonyHistoryWriter::Start(Options("hdfs://nn:8020/h"), 1);
+  ASSERT_FALSE(hdfs.ok());
+  EXPECT_THAT(hdfs.status().message(),
+              MatchesRegex("tony.history.intermediate=hdfs://nn:8020/h/intermediate: .*local.*"));
+}
+
+}  // namespace
+}  // namespace tony::history
