@@ -18,12 +18,14 @@ READER_DIR = os.path.join(HERE, "tony_events")
 CLASSPATH = os.path.join(READER_DIR, "target", "classpath.txt")
 
 # Each worker says it runs, then waits for the test's go file; MODE=fail1 makes worker 1 exit 3
-# and worker 0 wait until tony stops it.
+# and worker 0 wait until tony stops it; MODE=fail1once makes only worker 1's first attempt fail.
 SCRIPT = """
 import os, sys, time
 index = int(os.environ["TASK_INDEX"])
 open(os.path.join(os.environ["SYNC_DIR"], f"running-{index}"), "w").close()
 fail1 = os.environ.get("MODE") == "fail1"
+if os.environ.get("MODE") == "fail1once" and index == 1 and os.environ["ATTEMPT_NUMBER"] == "0":
+    sys.exit(3)
 while not os.path.exists(os.path.join(os.environ["SYNC_DIR"], "go")) or (fail1 and index == 0):
     time.sleep(0.05)
 if fail1 and index == 1:
@@ -163,6 +165,26 @@ def test_a_failed_task_and_job_are_named_so_in_the_history(tony, tmp_path):
     assert "exit 3" in events[1]["containerDiagnostic"], events[1]
     # Worker 0 was stopped when worker 1 failed: TonY's name for that is KILLED.
     assert events[0]["status"] == "KILLED"
+
+
+def test_a_restarted_task_has_a_start_and_an_end_per_attempt(tony, tmp_path):
+    history = str(tmp_path / "history")
+    proc, sync = start_job(tony, tmp_path, history, "--shell_env", "MODE=fail1once",
+                           **{"tony.worker.restart-policy": "on-failure",
+                              "tony.worker.restart-scope": "task",
+                              "tony.worker.max-restarts": "1"})
+    wait_running(sync)
+    (sync / "go").touch()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out + err
+    path, _, _ = finished_jhist(history, job_id_from(out).replace("-", "_"), "SUCCEEDED")
+    events = read_events(path)
+    ones = [(c, e["event"].get("status")) for c, e in events
+            if c.startswith("Task") and e["event"]["taskIndex"] == 1]
+    assert ones == [("TaskStarted", None), ("TaskFinished", "FAILED"),
+                    ("TaskStarted", None), ("TaskFinished", "SUCCEEDED")], events
+    zeros = [c for c, e in events if c.startswith("Task") and e["event"]["taskIndex"] == 0]
+    assert zeros == ["TaskStarted", "TaskFinished"], events
 
 
 def test_a_history_location_that_cannot_be_written_warns_and_the_job_still_runs(tony, tmp_path):
