@@ -510,6 +510,31 @@ void ReadApplication(Validator& v, JobSpec& spec) {
 
 }  // namespace
 
+namespace {
+
+// TonY's placeholder default of tony.history.location: with it, no history is written.
+constexpr char kHistoryLocationPlaceholder[] = "/path/to/tony-history";
+
+void ReadHistory(const Configuration& conf, JobSpec& spec) {
+  std::string location = std::string(Trim(conf.GetOr("tony.history.location", "")));
+  if (location.empty() || location == kHistoryLocationPlaceholder) return;
+  while (location.size() > 1 && location.back() == '/') location.pop_back();
+  auto value = [&conf](const char* key, const std::string& fallback) {
+    // At its default the key is relative to the location as written here (without its '/').
+    const ConfigValue* raw = conf.Find(key);
+    if (raw == nullptr || raw->FromDefaults()) return fallback;
+    std::string v = std::string(Trim(conf.GetOr(key, "")));
+    // A reference left unexpanded (${tony.history.location} without its value) is the default.
+    return v.empty() || v.find("${") != std::string::npos ? fallback : v;
+  };
+  spec.history_location = location;
+  spec.history_intermediate = value("tony.history.intermediate", location + "/intermediate");
+  spec.history_finished = value("tony.history.finished", location + "/finished");
+  spec.history_timezone = value("tony.history.finished-dir-timezone", "UTC");
+}
+
+}  // namespace
+
 Result<JobSpec> BuildJobSpec(const Configuration& conf) {
   Validator v(conf);
   v.CheckAllTypes();
@@ -548,6 +573,7 @@ Result<JobSpec> BuildJobSpec(const Configuration& conf) {
     spec.chief_role = "worker";
   }
   spec.chief_index = 0;
+  ReadHistory(conf, spec);
   for (const auto& [key, value] : conf.entries()) {
     if (StartsWith(key, "tony.") && !value.FromDefaults()) spec.sources[key] = value.source;
   }

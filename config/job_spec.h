@@ -180,6 +180,14 @@ struct JobSpec {
   // that the coordinator's and the executors' messages about a value can name its source.
   std::map<std::string, std::string> sources;
 
+  // TonY's job history (history/tony_history.h), from tony.history.*: no history when
+  // history_location is empty (unset, or TonY's placeholder default /path/to/tony-history);
+  // otherwise the two roots with their defaults under it resolved, and the finished dirs' zone.
+  std::string history_location;
+  std::string history_intermediate;
+  std::string history_finished;
+  std::string history_timezone = "UTC";
+
   // "key" with ", from <source>" when the job set it: for a message's "(...)" naming the key.
   std::string KeyAndSource(const std::string& key) const;
 

@@ -49,7 +49,7 @@ int RunAm(const std::string& job_dir, const AmEngineFactory& factory, bool keep_
   defaults.secret = std::move(credentials->secret);
   defaults.tls = std::move(credentials->tls);
   defaults.linger_ms = inputs->spec.client_wait_ms;
-  defaults.tony_history = history::TonyHistoryOptionsFrom(inputs->conf);
+  defaults.tony_history = history::TonyHistoryOptionsFrom(inputs->spec);
   auto setup = factory(*inputs, std::move(defaults));
   if (!setup.ok()) return fail(setup.status());
   // A client or executor gone mid-call must not kill the coordinator.

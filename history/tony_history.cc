@@ -157,19 +157,12 @@ std::string HistoryAppId(const std::string& job_id) {
   return id;
 }
 
-std::optional<TonyHistoryOptions> TonyHistoryOptionsFrom(const Configuration& conf) {
-  std::string location = std::string(Trim(conf.GetOr("tony.history.location", "")));
-  if (location.empty() || location == kHistoryLocationPlaceholder) return std::nullopt;
-  while (location.size() > 1 && location.back() == '/') location.pop_back();
+std::optional<TonyHistoryOptions> TonyHistoryOptionsFrom(const JobSpec& spec) {
+  if (spec.history_location.empty()) return std::nullopt;
   TonyHistoryOptions o;
-  auto value = [&conf](const char* key, const std::string& fallback) {
-    std::string v = std::string(Trim(conf.GetOr(key, "")));
-    // An unexpanded reference (a file without tony.history.location's own value) is the default.
-    return v.empty() || v.find("${") != std::string::npos ? fallback : v;
-  };
-  o.intermediate = value("tony.history.intermediate", location + "/intermediate");
-  o.finished = value("tony.history.finished", location + "/finished");
-  o.timezone = value("tony.history.finished-dir-timezone", "UTC");
+  o.intermediate = spec.history_intermediate;
+  o.finished = spec.history_finished;
+  o.timezone = spec.history_timezone;
   return o;
 }
 

@@ -24,12 +24,9 @@
 #include <string>
 
 #include "common/status.h"
-#include "config/configuration.h"
+#include "config/job_spec.h"
 
 namespace tony::history {
-
-// TonY's default for tony.history.location, a placeholder: with it, no history is written.
-inline constexpr char kHistoryLocationPlaceholder[] = "/path/to/tony-history";
 
 struct TonyHistoryOptions {
   std::string intermediate;      // tony.history.intermediate, else <location>/intermediate
@@ -47,9 +44,10 @@ struct TonyHistoryOptions {
 // (tony-20260101-120000-a1b2c3) has its '-' turned into '_' (tony_20260101_120000_a1b2c3).
 std::string HistoryAppId(const std::string& job_id);
 
-// What `conf` asks for: nullopt when tony.history.location is unset, empty or TonY's placeholder.
-// The ids, user, host and conf path are the caller's to fill in.
-std::optional<TonyHistoryOptions> TonyHistoryOptionsFrom(const Configuration& conf);
+// What the job's spec asks for (JobSpec::history_*, from tony.history.*): nullopt when
+// tony.history.location is unset, empty or TonY's placeholder. The ids, user, host and conf path
+// are the caller's to fill in.
+std::optional<TonyHistoryOptions> TonyHistoryOptionsFrom(const JobSpec& spec);
 
 // The user a job's history is written as: $USER, else the effective uid's name, else its number.
 std::string HistoryUser();

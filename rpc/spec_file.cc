@@ -226,6 +226,10 @@ std::string SerializeJobSpec(const JobSpec& s) {
   f.set_chief_role(s.chief_role);
   f.set_chief_index(s.chief_index);
   f.mutable_sources()->insert(s.sources.begin(), s.sources.end());
+  f.set_history_location(s.history_location);
+  f.set_history_intermediate(s.history_intermediate);
+  f.set_history_finished(s.history_finished);
+  f.set_history_timezone(s.history_timezone);
   f.set_complete(true);
   // Deterministic: the same spec gives the same bytes (tests compare them).
   std::string out;
@@ -281,6 +285,10 @@ Result<JobSpec> ParseJobSpec(const std::string& bytes, const std::string& source
   s.execution_timeout_key = f.execution_timeout_key();
   s.error_message_max_depth = f.error_message_max_depth();
   s.registry_timeout_ms = f.registry_timeout_ms();
+  s.history_location = f.history_location();
+  s.history_intermediate = f.history_intermediate();
+  s.history_finished = f.history_finished();
+  s.history_timezone = f.history_timezone();
   s.fail_on_worker_failure = f.fail_on_worker_failure();
   for (const spec::GroupDependency& p : f.group_dependencies()) {
     GroupDependency g;

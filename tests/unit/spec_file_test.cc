@@ -47,7 +47,9 @@ auto MoreJobFields(const JobSpec& s) {
                   s.hold_port, s.hadoop_archive, s.hadoop_classpath, s.horovod_debug_driver,
                   s.skip_fit_check, s.am_memory_mb, s.am_vcores, s.am_gpus, s.docker_enabled,
                   s.am_docker_image, s.docker_mounts, s.am_resources, s.local_memory_mb,
-                  s.local_vcores, s.gpu_exec_path, s.chief_role, s.chief_index, s.sources);
+                  s.local_vcores, s.gpu_exec_path, s.chief_role, s.chief_index, s.sources,
+                  s.history_location, s.history_intermediate, s.history_finished,
+                  s.history_timezone);
 }
 bool operator==(const JobSpec& a, const JobSpec& b) {
   return JobFields(a) == JobFields(b) && MoreJobFields(a) == MoreJobFields(b);
@@ -57,7 +59,7 @@ bool operator==(const JobSpec& a, const JobSpec& b) {
 // serialize it (rpc/job_spec.proto, rpc/spec_file.cc), compare it above, then update these.
 static_assert(sizeof(RoleSpec) == 328, "a RoleSpec field the job spec file may not carry");
 static_assert(sizeof(GroupDependency) == 136, "a GroupDependency field the file may not carry");
-static_assert(sizeof(JobSpec) == 864, "a JobSpec field the job spec file may not carry");
+static_assert(sizeof(JobSpec) == 992, "a JobSpec field the job spec file may not carry");
 
 namespace {
 
@@ -117,6 +119,10 @@ JobSpec EveryField() {
   s.execution_timeout_key = "tony.worker.timeout";
   s.error_message_max_depth = 19;
   s.registry_timeout_ms = 20'000;
+  s.history_location = "/h";
+  s.history_intermediate = "/h/running";
+  s.history_finished = "/done";
+  s.history_timezone = "Asia/Tokyo";
   s.fail_on_worker_failure = false;
   s.group_dependencies = {{"worker", "g", {"ps", "chief"}, 21, true, "tony.application.x"}};
   s.container_envs = {"A=1"};

@@ -9,9 +9,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "common/files.h"
+#include "config/job_spec.h"
 
 namespace tony::history {
 namespace {
@@ -27,25 +29,31 @@ TEST(TonyHistoryTest, AppIdHasNoDashForTonysFileNameParsers) {
   EXPECT_EQ(HistoryAppId("application_1700000000000_0001"), "application_1700000000000_0001");
 }
 
-TEST(TonyHistoryTest, OptionsFromTheKeys) {
-  Configuration none;
-  EXPECT_FALSE(TonyHistoryOptionsFrom(none).has_value());
-  Configuration placeholder;
-  placeholder.Set("tony.history.location", kHistoryLocationPlaceholder, "test");
-  EXPECT_FALSE(TonyHistoryOptionsFrom(placeholder).has_value());
+// The keys reach the coordinator in the job's spec (config/job_spec.h, rpc/spec_file.h).
+JobSpec SpecOf(const std::map<std::string, std::string>& keys) {
+  Configuration conf = Configuration::WithDefaults();
+  conf.Set("tony.worker.instances", "1", "--conf");
+  conf.Set("tony.containers.command", "python train.py", "--executes");
+  for (const auto& [key, value] : keys) conf.Set(key, value, "--conf");
+  auto spec = BuildJobSpec(conf);
+  EXPECT_TRUE(spec.ok()) << spec.status().message();
+  return spec.ok() ? *spec : JobSpec{};
+}
 
-  Configuration conf;
-  conf.Set("tony.history.location", "/h/", "test");
-  auto o = TonyHistoryOptionsFrom(conf);
+TEST(TonyHistoryTest, OptionsFromTheKeys) {
+  EXPECT_FALSE(TonyHistoryOptionsFrom(SpecOf({})).has_value());  // TonY's placeholder default
+  EXPECT_FALSE(TonyHistoryOptionsFrom(SpecOf({{"tony.history.location", " "}})).has_value());
+
+  auto o = TonyHistoryOptionsFrom(SpecOf({{"tony.history.location", "/h/"}}));
   ASSERT_TRUE(o.has_value());
   EXPECT_EQ(o->intermediate, "/h/intermediate");
   EXPECT_EQ(o->finished, "/h/finished");
   EXPECT_EQ(o->timezone, "UTC");
 
-  conf.Set("tony.history.intermediate", "/running", "test");
-  conf.Set("tony.history.finished", "/done", "test");
-  conf.Set("tony.history.finished-dir-timezone", "Asia/Tokyo", "test");
-  o = TonyHistoryOptionsFrom(conf);
+  o = TonyHistoryOptionsFrom(SpecOf({{"tony.history.location", "/h"},
+                                     {"tony.history.intermediate", "/running"},
+                                     {"tony.history.finished", "/done"},
+                                     {"tony.history.finished-dir-timezone", "Asia/Tokyo"}}));
   ASSERT_TRUE(o.has_value());
   EXPECT_EQ(o->intermediate, "/running");
   EXPECT_EQ(o->finished, "/done");
