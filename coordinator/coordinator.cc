@@ -423,8 +423,10 @@ void Coordinator::HandleHeartbeat(const rpc::HeartbeatRequest& req, rpc::Heartbe
                                   grpc::ServerUnaryReactor* reactor) {
   core::TaskId id = FromRef(req.task());
   Dispatch(core::Heartbeat{id, req.task().attempt()});
-  if (KeepMetrics(req.task(), req.metrics()) && NowMs() - metrics_written_ms_ >= 1000) {
+  metrics_unwritten_ = KeepMetrics(req.task(), req.metrics()) || metrics_unwritten_;
+  if (metrics_unwritten_ && NowMs() - metrics_written_ms_ >= 1000) {
     metrics_written_ms_ = NowMs();
+    metrics_unwritten_ = false;
     NoteRecordError(history::WriteJobStatus(paths_, Snapshot()));
   }
   const core::TaskRecord* task = machine_.FindTask(id);
@@ -489,8 +491,7 @@ void Coordinator::HandleReportResult(const rpc::ReportResultRequest& req,
 bool Coordinator::KeepMetrics(const rpc::TaskRef& task,
                               const google::protobuf::RepeatedPtrField<rpc::Metric>& metrics) {
   if (metrics.empty()) return false;  // none sampled yet: keep what came before
-  std::vector<rpc::Metric>& kept =
-      metrics_[FromRef(task).ToString() + "#" + std::to_string(task.attempt())];
+  std::vector<rpc::Metric>& kept = metrics_[StateKey(FromRef(task), task.attempt())];
   bool changed = kept.size() != static_cast<size_t>(metrics.size());
   for (int i = 0; !changed && i < metrics.size(); ++i) {
     changed = kept[i].name() != metrics[i].name() || kept[i].value() != metrics[i].value();
@@ -595,8 +596,7 @@ rpc::JobStatus Coordinator::Snapshot() const {
     }
     ts->set_restart(t.restart);
     ts->set_stall(t.stall);
-    if (auto m = metrics_.find(t.id.ToString() + "#" + std::to_string(t.attempt));
-        m != metrics_.end()) {
+    if (auto m = metrics_.find(StateKey(t.id, t.attempt)); m != metrics_.end()) {
       for (const rpc::Metric& metric : m->second) *ts->add_metrics() = metric;
     }
     if (const RoleSpec* role = machine_.spec().FindRole(t.id.role);

@@ -195,6 +195,7 @@ class Coordinator final : public engine::EngineListener {
   // When status.json last got new metrics: rewritten for them at most once a second (a change of
   // state rewrites it at once anyway).
   int64_t metrics_written_ms_ = 0;
+  bool metrics_unwritten_ = false;  // metrics kept since, not in status.json yet
   // Keeps a task's metrics; true when they differ from what was kept.
   bool KeepMetrics(const rpc::TaskRef& task,
                    const google::protobuf::RepeatedPtrField<rpc::Metric>& metrics);

@@ -108,8 +108,13 @@ void Coordinator::HistoryTaskState(const core::TaskId& id, int attempt, core::Ta
     return;
   }
   if (history_started_.count(key) == 0) return;
+  // The attempt's metrics as its executor last sent them (TonY's metrics list).
+  std::vector<history::HistoryMetric> metrics;
+  if (auto m = metrics_.find(key); m != metrics_.end()) {
+    for (const rpc::Metric& metric : m->second) metrics.push_back({metric.name(), metric.value()});
+  }
   NoteHistoryError(tony_history_->TaskFinished(
-      id.role, id.index, core::TonyHistoryStatus(state), {},
+      id.role, id.index, core::TonyHistoryStatus(state), metrics,
       state == core::TaskState::kSucceeded ? "" : diagnostic, WallMs()));
 }
 

@@ -99,9 +99,13 @@ def finished_jhist(history, app_id, status):
 
 def test_history_in_tonys_layout_read_by_tonys_classes_while_running_and_after(tony, tmp_path):
     history = str(tmp_path / "history")
-    proc, sync = start_job(tony, tmp_path, "file://" + history)
+    proc, sync = start_job(tony, tmp_path, "file://" + history,
+                           **{"tony.task.metrics-interval-ms": "100"})
     try:
         wait_running(sync)
+        # The executors sample the workers' memory a few times before they may end.
+        eventually(lambda: all(t.get("metrics") for t in tony.status()["tasks"]), timeout=30,
+                   what="every worker's metrics")
         # While the job runs: intermediate/<appId>/ with tony-final.xml and the .inprogress file,
         # whose events so far TonY's classes read.
         live = glob.glob(os.path.join(history, "intermediate", "*", "*.jhist.inprogress"))
@@ -144,6 +148,10 @@ def test_history_in_tonys_layout_read_by_tonys_classes_while_running_and_after(t
         assert ends[0]["event"]["taskType"] == "worker"
         assert ends[0]["event"]["status"] == "SUCCEEDED"
         assert ends[0]["event"]["containerDiagnostic"] is None
+        # The attempt's memory metrics, as TonY's TaskMonitor names them (README "Task metrics").
+        metrics = {m["name"]: m["value"] for m in ends[0]["event"]["metrics"]}
+        assert set(metrics) == {"MAX_MEMORY_BYTES", "AVG_MEMORY_BYTES"}, metrics
+        assert 0 < metrics["AVG_MEMORY_BYTES"] <= metrics["MAX_MEMORY_BYTES"], metrics
         assert starts[0]["timestamp"] <= ends[0]["timestamp"]
     end = events[-1][1]
     assert end["type"] == "APPLICATION_FINISHED" and end["timestamp"] == completed_ms
