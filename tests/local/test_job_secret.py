@@ -96,7 +96,10 @@ harvest("\0".join(f"{k}={v}" for k, v in os.environ.items()).encode(), "os.envir
 address = f"{am['host']}:{am['port']}"
 accepted, refusals = [], set()
 for s in sorted(found):
-    r = subprocess.run([probe, address, s], capture_output=True, text=True)
+    # Without the port-hold preload: an ASan-built probe (the ASan tier's) refuses a library
+    # loaded before its runtime. The release tier's probe runs the same either way.
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    r = subprocess.run([probe, address, s], capture_output=True, text=True, env=env)
     if r.returncode == 0:
         accepted.append(s)
     else:
