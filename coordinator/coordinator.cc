@@ -31,6 +31,15 @@ constexpr int64_t kContainerKillGraceMs = 5'000;
 
 core::TaskId FromRef(const rpc::TaskRef& ref) { return core::TaskId{ref.role(), ref.index()}; }
 
+// A cluster spec into a response's map (GetClusterSpec's and a heartbeat's newer spec).
+void CopyCluster(const runtime::Cluster& cluster,
+                 google::protobuf::Map<std::string, rpc::RoleAddresses>* out) {
+  for (const auto& [role, addresses] : cluster) {
+    auto& to = (*out)[role];
+    for (const auto& a : addresses) to.add_addresses(a);
+  }
+}
+
 rpc::JobPhase ToRpc(core::JobPhase p) {
   switch (p) {
     case core::JobPhase::kRunning:
@@ -402,10 +411,7 @@ void Coordinator::AnswerSpecWaiters(bool expire_only) {
         (*w.response->mutable_published())[role->awaits] = published_[role->awaits];
       }
       w.response->set_ready(true);
-      for (const auto& [role, addresses] : *spec) {
-        auto& out = (*w.response->mutable_cluster())[role];
-        for (const auto& a : addresses) out.add_addresses(a);
-      }
+      CopyCluster(*spec, w.response->mutable_cluster());
       if (model_params_) w.response->set_model_params(*model_params_);
       w.response->set_spec_generation(machine_.spec_generation());
       w.reactor->Finish(grpc::Status::OK);
@@ -450,10 +456,7 @@ void Coordinator::HandleHeartbeat(const rpc::HeartbeatRequest& req, rpc::Heartbe
   // A running task whose spec is older than its stage's: a peer has a new address.
   if (!stop && req.spec_generation() > 0 && machine_.spec_generation() > req.spec_generation()) {
     if (auto spec = machine_.SpecFor(id, req.task().attempt())) {
-      for (const auto& [role, addresses] : *spec) {
-        auto& out = (*resp->mutable_cluster())[role];
-        for (const auto& a : addresses) out.add_addresses(a);
-      }
+      CopyCluster(*spec, resp->mutable_cluster());
       resp->set_spec_generation(machine_.spec_generation());
     }
   }

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
 
@@ -34,6 +33,15 @@ bool Unreachable(const Status& s) {
 }
 
 int64_t NowMs() { return SystemClock().MonotonicMs(); }
+
+// A response's cluster spec (GetClusterSpec's, or a heartbeat's newer one).
+runtime::Cluster ClusterOf(const google::protobuf::Map<std::string, rpc::RoleAddresses>& from) {
+  runtime::Cluster cluster;
+  for (const auto& [role, addresses] : from) {
+    cluster[role] = {addresses.addresses().begin(), addresses.addresses().end()};
+  }
+  return cluster;
+}
 
 }  // namespace
 
@@ -122,9 +130,7 @@ void TaskRun::OnSpec(Result<rpc::GetClusterSpecResponse> resp) {
     SendSpecRequest();
     return;
   }
-  for (const auto& [role, addresses] : resp->cluster()) {
-    cluster_[role] = {addresses.addresses().begin(), addresses.addresses().end()};
-  }
+  cluster_ = ClusterOf(resp->cluster());
   spec_generation_ = resp->spec_generation();
   if (resp->has_model_params()) model_params_ = resp->model_params();
   for (const auto& [task, p] : resp->published()) {
@@ -306,10 +312,10 @@ void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
 }
 
 void TaskRun::WriteClusterSpecFile() const {
-  nlohmann::json cluster = nlohmann::json::object();
-  for (const auto& [role, addresses] : cluster_) cluster[role] = addresses;
-  nlohmann::json j = {{"generation", spec_generation_}, {"cluster", cluster}};
-  if (Status s = WriteFileAtomic(ClusterSpecFile(id_), j.dump() + "\n"); !s.ok()) {
+  // The cluster as CLUSTER_SPEC has it (runtime::ClusterSpecJson), under its generation.
+  std::string json = "{\"generation\": " + std::to_string(spec_generation_) +
+                     ", \"cluster\": " + runtime::ClusterSpecJson(cluster_) + "}\n";
+  if (Status s = WriteFileAtomic(ClusterSpecFile(id_), json); !s.ok()) {
     TONY_LOG(kWarning) << s.message() << "; $TONY_CLUSTER_SPEC_FILE will not show the peers' "
                        << "new addresses";
   }
@@ -319,10 +325,7 @@ void TaskRun::OnNewerSpec(const rpc::HeartbeatResponse& resp) {
   // Before the process runs, the readiness thread may be reading cluster_: a heartbeat after the
   // start brings the newer spec again.
   if (phase_ != Phase::kRunning) return;
-  runtime::Cluster cluster;
-  for (const auto& [role, addresses] : resp.cluster()) {
-    cluster[role] = {addresses.addresses().begin(), addresses.addresses().end()};
-  }
+  runtime::Cluster cluster = ClusterOf(resp.cluster());
   spec_generation_ = resp.spec_generation();
   if (cluster == cluster_) return;
   for (const auto& [role, addresses] : cluster) {
