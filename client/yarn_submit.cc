@@ -340,11 +340,15 @@ class YarnFollower final : public JobFollower {
       std::cout << "tony: application " << app_id_ << " is " << state << "\n" << std::flush;
       last_state_ = state;
     }
-    if (yarn::IsTerminal(r->yarn_application_state())) return EndedWithoutCoordinator(*r);
-    if (r->yarn_application_state() == pb::RUNNING && r->rpc_port() > 0 && !r->host().empty() &&
-        r->host() != "N/A") {
-      am_ = std::make_unique<rpc::CoordinatorClient>(
-          r->host() + ":" + std::to_string(r->rpc_port()), secret_, tls_);
+    if (r->rpc_port() > 0 && !r->host().empty() && r->host() != "N/A") {
+      am_address_ = r->host() + ":" + std::to_string(r->rpc_port());
+    }
+    if (yarn::IsTerminal(r->yarn_application_state())) {
+      if (auto end = FinalStatusFromLingeringAm()) return end;
+      return EndedWithoutCoordinator(*r);
+    }
+    if (r->yarn_application_state() == pb::RUNNING && !am_address_.empty()) {
+      am_ = std::make_unique<rpc::CoordinatorClient>(am_address_, secret_, tls_);
     }
     return std::nullopt;
   }
@@ -359,6 +363,30 @@ class YarnFollower final : public JobFollower {
   }
 
  private:
+  // The AM unregisters as soon as the job ends, then waits for a client to read its final status
+  // (tony.am.wait-client-signal-stop-timeout-sec, as TonY's does). A client that missed the AM
+  // while it ran (a job shorter than a report poll, a client stopped or slow) asks it once now:
+  // only the AM has every task's end, container and log URL.
+  std::optional<rpc::JobStatus> FinalStatusFromLingeringAm() {
+    if (IsFinished(last_) || am_address_.empty() || asked_after_end_) return std::nullopt;
+    asked_after_end_ = true;
+    am_.reset();
+    rpc::CoordinatorClient am(am_address_, secret_, tls_);
+    rpc::GetJobStatusRequest req;
+    req.set_after_version(-1);
+    req.set_wait_ms(0);
+    auto status = am.GetJobStatus(req, kFinalStatusTimeoutMs);
+    if (!status.ok()) {
+      std::cerr << "tony: the AM of " << app_id_ << " at " << am_address_
+                << " did not give its final status (" << status.status().message()
+                << "): the ResourceManager's report is all there is of the tasks' ends\n";
+      return std::nullopt;
+    }
+    if (!IsFinished(*status)) return std::nullopt;  // cannot be: the RM says it unregistered
+    OnStatus(*status);
+    return last_;
+  }
+
   // The application ended without the coordinator telling us: the RM has the last word.
   rpc::JobStatus EndedWithoutCoordinator(const pb::ApplicationReportProto& report) {
     if (IsFinished(last_)) return last_;
@@ -374,7 +402,10 @@ class YarnFollower final : public JobFollower {
   const history::JobPaths& paths_;
   std::string secret_;
   rpc::JobTls tls_;
+  static constexpr int kFinalStatusTimeoutMs = 5000;
   std::unique_ptr<rpc::CoordinatorClient> am_;
+  std::string am_address_;        // host:port the RM last reported for the AM
+  bool asked_after_end_ = false;  // FinalStatusFromLingeringAm ran
   rpc::JobStatus last_;
   std::string last_state_;
   Warner record_warner_;  // failed writes of the local record, at every status

@@ -131,3 +131,45 @@ def test_ctrl_c_kills_the_application_and_the_client_exits_promptly(minicluster,
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_client_that_missed_the_running_am_reads_its_final_status_after_the_end(
+        minicluster, tmp_path):
+    """The AM unregisters at the job's end and then waits for its client; a client that never
+    reached the AM while the job ran (here: stopped from its submission until the RM said
+    FINISHED) still gets every task's end from it, not only the RM's report."""
+    tony, proc = start_job(tmp_path, minicluster, "print('quick', flush=True)\n")
+    stopped = False
+    try:
+        lines = []
+        while not any(line.startswith("tony: job dir") for line in lines):
+            line = proc.stdout.readline()
+            assert line, "".join(lines) + proc.stderr.read()
+            lines.append(line)
+        # Submitted, and the client has not asked the RM about it yet: stop it there.
+        os.kill(proc.pid, signal.SIGSTOP)
+        stopped = True
+        app_id = re.search(r"application (application_\d+_\d+) submitted", "".join(lines)).group(1)
+        app = eventually(lambda: (lambda a: a if a["state"] in ("FINISHED", "FAILED", "KILLED")
+                                  else None)(rm_app(minicluster, app_id)),
+                         timeout=120, interval=0.2, what="the application to end")
+        assert app["finalStatus"] == "SUCCEEDED", app
+        os.kill(proc.pid, signal.SIGCONT)
+        stopped = False
+        out, err = proc.communicate(timeout=60)
+        out = "".join(lines) + out
+        assert proc.returncode == 0, out + err
+        # The premise: the client saw the application only before the AM ran and after it ended.
+        assert f"application {app_id} is RUNNING" not in out, out
+        status = tony.status(app_id)
+        workers = [t for t in status["tasks"] if t["role"] == "worker"]
+        assert [t["state"] for t in workers] == ["SUCCEEDED", "SUCCEEDED"], status
+        assert all(t.get("log_url") and t.get("container_id") for t in workers), status
+        assert status["engine"] == "yarn" and status["final_status"] == "SUCCEEDED", status
+        assert_nothing_left(app_id, timeout=30)
+    finally:
+        if stopped:
+            os.kill(proc.pid, signal.SIGCONT)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
