@@ -28,23 +28,39 @@ if ! cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/%/_fuzz}" >"$
 fi
 rm -f "$log"
 
+# One target: its result ("ok" or "FAILED") goes to build-fuzz/fuzz-out/<target>/result.
+fuzz_one() {
+  local t=$1 out=build-fuzz/fuzz-out/$1
+  mkdir -p "$out/corpus"
+  rm -f "$out/result"
+  local inputs=("$out/corpus" "fuzz/corpus/$t")
+  [ -d "fuzz/regressions/$t" ] && inputs+=("fuzz/regressions/$t")
+  # New inputs go to the first directory only: the checked-in seeds stay as they are.
+  if "build-fuzz/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -artifact_prefix="$out/" -print_final_stats=1 "${inputs[@]}" >"$out/log" 2>&1; then
+    echo ok >"$out/result"
+  else
+    echo FAILED >"$out/result"
+  fi
+}
+
+# As many targets at once as there are cores (each fuzzer runs on one).
+echo "== fuzz ${#targets[@]} targets for ${seconds}s each, $(nproc) at a time"
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait
+
 failed=()
 for t in "${targets[@]}"; do
   out=build-fuzz/fuzz-out/$t
-  mkdir -p "$out/corpus"
-  inputs=("$out/corpus" "fuzz/corpus/$t")
-  [ -d "fuzz/regressions/$t" ] && inputs+=("fuzz/regressions/$t")
-  echo "== fuzz $t for ${seconds}s"
-  # New inputs go to the first directory only: the checked-in seeds stay as they are.
-  if ! "build-fuzz/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix="$out/" -print_final_stats=1 "${inputs[@]}" \
-      >"$out/log" 2>&1; then
+  if [ "$(cat "$out/result" 2>/dev/null)" != ok ]; then
     grep -E '^==[0-9]+==ERROR|SUMMARY|FUZZ_CHECK|Test unit written|runtime error' "$out/log" | head -n 20 || true
     echo "fuzz $t: FAILED (log: $out/log)" >&2
     failed+=("$t")
   else
-    grep -E '^stat::number_of_executed_units|^Done' "$out/log" | tr '\n' ' ' || true
-    echo
+    echo "fuzz $t: $(grep -E '^stat::number_of_executed_units|^Done' "$out/log" | tr '\n' ' ' || true)"
   fi
 done
 if [ ${#failed[@]} -gt 0 ]; then

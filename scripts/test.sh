@@ -6,28 +6,31 @@
 # Usage: scripts/test.sh [ctest args...]   e.g. scripts/test.sh -L unit
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's header says how long the run has taken so far (CI keeps the whole under an hour).
+stage() { echo "== [$((SECONDS / 60)) min $((SECONDS % 60)) s] $*"; }
+trap 'stage "end (exit $?)"' EXIT
 bash scripts/setup.sh
 bash scripts/setup-frameworks.sh
 
-echo "== format check (clang-format, .clang-format)"
+stage "format check (clang-format, .clang-format)"
 files=$(git ls-files '*.cc' '*.h' | grep -v '^hadoop/proto/' || true)
 clang-format --dry-run -Werror $files
 
-echo "== build (release)"
+stage "build (release)"
 bash scripts/build.sh default
-echo "== clang-tidy (.clang-tidy; scripts/clang-tidy.sh)"
+stage "clang-tidy (.clang-tidy; scripts/clang-tidy.sh)"
 bash scripts/clang-tidy.sh
-echo "== build (ASan+UBSan)"
+stage "build (ASan+UBSan)"
 bash scripts/build.sh asan
-echo "== fuzz every decoder for 20 s (clang, libFuzzer; scripts/fuzz.sh)"
+stage "fuzz every decoder for 20 s (clang, libFuzzer; scripts/fuzz.sh)"
 bash scripts/fuzz.sh 20
 
 export TONY_HOME="$(mktemp -d -t tony-test-home-XXXXXX)"
-trap 'rm -rf "$TONY_HOME"' EXIT
+trap 'status=$?; rm -rf "$TONY_HOME"; stage "end (exit $status)"' EXIT
 
-echo "== unit and local-engine tests under ASan+UBSan"
+stage "unit and local-engine tests under ASan+UBSan"
 (cd build-asan && ctest -L 'unit|local' --output-on-failure -j 2)
 
-echo "== all tests (release build)"
+stage "all tests (release build)"
 cd build
 ctest --output-on-failure "$@"
