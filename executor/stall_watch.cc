@@ -148,7 +148,8 @@ void StallWatch::FinishCapture() {
   stalled_ = true;
   const std::string stacks_path = JoinPath(options_.log_dir, "stacks.txt");
   std::string summary = "no output or progress for " + Seconds(quiet_ms_) + " (" + options_.key +
-                        " = " + std::to_string(options_.timeout_ms) + ")";
+                        " = " + std::to_string(options_.timeout_ms) +
+                        (options_.source.empty() ? "" : ", from " + options_.source) + ")";
   std::string stacks;
   std::string where;
   std::vector<std::string> silent;

@@ -29,6 +29,7 @@ namespace tony {
 struct StallWatchOptions {
   int64_t timeout_ms = 0;
   std::string key;                 // "tony.worker.stall-timeout-ms", for the note
+  std::string source;              // the file or flag that set it ("": its default)
   std::vector<std::string> files;  // the stdout/stderr files and the progress file
   std::string log_dir;             // where stacks.txt and the dumps go
 };

@@ -61,7 +61,7 @@ TaskRun::TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, co
                          [this] {
                            StopTask("execution timed out after " +
                                         std::to_string(spec_.execution_timeout_ms) + " ms (" +
-                                        spec_.execution_timeout_key + ")",
+                                        spec_.KeyAndSource(spec_.execution_timeout_key) + ")",
                                     false);
                          }),
       publish_poll_(loop, [this] { PollPublished(); }),
@@ -92,9 +92,13 @@ void TaskRun::OnRegistered(const Status& s) {
       register_retry_.Arm(kRegisterRetryMs);
       return;
     }
-    Exit(1, s.WithContext("registering " + id_.Name() + " with the coordinator at " +
-                          control_.address())
-                .message());
+    std::string context =
+        "registering " + id_.Name() + " with the coordinator at " + control_.address();
+    if (Unreachable(s)) {
+      context += " (given up after " + std::to_string(options_.registry_timeout_ms / 1000) +
+                 " s: " + spec_.KeyAndSource("tony.task.executor.registry-timeout-sec") + ")";
+    }
+    Exit(1, s.WithContext(context).message());
     return;
   }
   TONY_LOG(kInfo) << "registered " << id_.host << ":" << port_.port();
@@ -256,6 +260,7 @@ void TaskRun::WatchForStalls(const std::vector<SpawnOptions>& options) {
   StallWatchOptions w;
   w.timeout_ms = role_.stall_timeout_ms;
   w.key = "tony." + role_.name + ".stall-timeout-ms";
+  if (auto it = spec_.sources.find(w.key); it != spec_.sources.end()) w.source = it->second;
   w.log_dir = id_.log_dir;
   for (const SpawnOptions& o : options) {
     w.files.push_back(o.stdout_path);
@@ -307,7 +312,12 @@ void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
   if (now - last_answer_ms_ >= loss_ms) {
     lost_ = true;
     heartbeat_.Disarm();
-    StopTask("lost contact with the coordinator", false);
+    StopTask("lost contact with the coordinator: no answer to " +
+                 std::to_string(std::max(1, spec_.max_missed_heartbeats)) + " heartbeat(s), " +
+                 std::to_string(loss_ms) + " ms (" +
+                 spec_.KeyAndSource("tony.task.max-missed-heartbeats") + ", " +
+                 spec_.KeyAndSource("tony.task.heartbeat-interval-ms") + ")",
+             false);
   }
 }
 

@@ -192,7 +192,7 @@ def test_execution_timeout_kills_the_user_process_and_says_which_key(tony, tmp_p
                  "--src_dir", str(src), "--conf_file", conf, timeout=100)
     assert r.returncode == 1, r.stdout + r.stderr
     assert "unknown key" not in r.stderr, r.stderr
-    assert f"execution timed out after 1500 ms ({key})" in \
+    assert f"execution timed out after 1500 ms ({key}, from {conf})" in \
         open(os.path.join(tony.task("worker", 0)["log_dir"], "executor.log")).read()
     assert_nothing_left(tony.home)
 

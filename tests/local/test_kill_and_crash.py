@@ -256,6 +256,12 @@ def test_a_stopped_coordinator_is_declared_lost_at_the_configured_time(tony, tmp
             pass
     assert rc == 1, out + err
     assert "the coordinator was unresponsive for 6 s" in out, out
+    # Each executor says why it stopped its task and which keys (set where) made it give up.
+    for i in (0, 1):
+        log = open(os.path.join(tony.task("worker", i)["log_dir"], "executor.log")).read()
+        assert ("lost contact with the coordinator: no answer to 3 heartbeat(s), 6000 ms "
+                f"(tony.task.max-missed-heartbeats, from {conf}, tony.task.heartbeat-interval-ms, "
+                f"from {conf})") in log, log
     assert_nothing_left(tony.home)
 
 

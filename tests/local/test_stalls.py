@@ -92,7 +92,9 @@ def test_a_silent_task_fails_the_job_with_its_python_stack(tony, tmp_path):
     out, err = proc.communicate(timeout=90)
     assert proc.returncode == 1, out + err
     assert "task worker:0 failed: signal 15 (SIGTERM); stalled: no output or progress for" in out
-    assert "(tony.worker.stall-timeout-ms = 2000); main thread of pid" in out
+    # The key, its value and the file that set it.
+    assert f"(tony.worker.stall-timeout-ms = 2000, from {tmp_path / 'tony.xml'}); main thread of pid" \
+        in out, out
     assert " in stuck_in_allreduce at task.py:" in out
     assert re.search(r'task\.py", line \d+ in stuck_in_allreduce\n', out), out  # the stack itself
     # The forked child answers for itself, in its own section.
