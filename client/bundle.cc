@@ -147,8 +147,15 @@ void PruneCache(const std::string& cache_dir, const std::string& current) {
   std::sort(bundles.begin(), bundles.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
   for (size_t i = kBundlesKept; i < bundles.size(); ++i) {
-    fs::remove(bundles[i].second, ec);
-    fs::remove(bundles[i].second.string() + kDigestSuffix, ec);
+    for (const std::string& path :
+         {bundles[i].second.string(), bundles[i].second.string() + kDigestSuffix}) {
+      std::error_code removed;
+      fs::remove(path, removed);
+      if (removed) {
+        WarnIfFailed(ErrnoStatus("removing " + path, removed.value()),
+                     "the bundle cache is not pruned", "it keeps growing until this is fixed");
+      }
+    }
   }
 }
 
@@ -261,7 +268,11 @@ Result<std::string> BuildBundle(const std::string& binary, const std::string& ca
   TONY_RETURN_IF_ERROR(MakePrivateDir(cache_dir));
   std::string bundle = cache_dir + "/bundle-" + key + ".tar.gz";
   if (PathExists(bundle) && CachedBundleIntact(bundle)) {
-    ::utimensat(AT_FDCWD, bundle.c_str(), nullptr, 0);  // most recently used, for PruneCache
+    // Most recently used, for PruneCache.
+    if (::utimensat(AT_FDCWD, bundle.c_str(), nullptr, 0) != 0) {
+      WarnIfFailed(ErrnoStatus("touching " + bundle, errno), "the cached bundle is not marked used",
+                   "the cache may prune it first");
+    }
     return bundle;
   }
   TONY_ASSIGN_OR_RETURN(std::string root, MakeTempDir(cache_dir, ".bundle-"));

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -314,7 +315,12 @@ int KillJob(const std::string& id_or_path) {
     // SIGTERM asks the coordinator to stop every task and write the final status (no RPC: the
     // job secret lives only in the job's own processes). Its stop grace is a few seconds; after
     // 30 s whatever is left of it is killed.
-    ::kill(am->pid, SIGTERM);
+    if (::kill(am->pid, SIGTERM) != 0 && errno != ESRCH) {
+      return Error(
+          "job " + id_or_path + ": " +
+          ErrnoStatus("signalling its coordinator (pid " + std::to_string(am->pid) + ")", errno)
+              .message());
+    }
     for (int i = 0; i < 600 && IsCoordinatorOf(am->pid, paths.root); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }

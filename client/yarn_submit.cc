@@ -280,11 +280,10 @@ void RemoveStaging(const Cluster& c, const std::string& app_id) {
   const history::JobPaths paths(history::JobsRoot() + "/" + app_id);
   if (PathExists(JoinPath(paths.root, kKeepStagingFile))) return;  // tony submit --debug
   WarnIfFailed(RemoveAll(paths.Staging()), "the job's local staging copy is left");
-  auto deleted = MakeWebHdfs(c.conf, c.security, c.webhdfs)->Delete(StagingDir(c, app_id));
-  if (!deleted.ok()) {
-    std::cerr << "tony: warning: could not remove the staging dir: " << deleted.status().message()
-              << "\n";
-  }
+  const std::string remote = StagingDir(c, app_id);
+  auto deleted = MakeWebHdfs(c.conf, c.security, c.webhdfs)->Delete(remote);
+  WarnIfFailed(deleted.status(), "the staging dir " + remote + " of " + app_id + " is left",
+               "remove it with: hdfs dfs -rm -r " + remote);
 }
 
 // The YARN engine's hooks for FollowJob: the application's report until the AM listens, then

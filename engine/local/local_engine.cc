@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 
@@ -216,7 +217,13 @@ void LocalEngine::Stop(const std::string& container_id, int64_t grace_ms) {
     });
     return;
   }
-  ::kill(c.pid, SIGTERM);
+  if (::kill(c.pid, SIGTERM) != 0) {
+    // Our child, unreaped: only a pid that is not ours any more gets here.
+    TONY_LOG(kWarning) << ErrnoStatus(
+                              "stopping container " + c.id + " (pid " + std::to_string(c.pid) + ")",
+                              errno)
+                              .message();
+  }
   c.kill_timer = std::make_unique<asio::steady_timer>(io_, std::chrono::milliseconds(grace_ms));
   pid_t pid = c.pid;
   c.kill_timer->async_wait([pid](const std::error_code& ec) {
