@@ -359,6 +359,14 @@ void Coordinator::OnContainerCompleted(const std::string& container_id, int exit
   Dispatch(exited);
 }
 
+void Coordinator::OnContainerPreempting(const std::string& container_id) {
+  auto it = container_tasks_.find(container_id);
+  if (it == container_tasks_.end()) return;  // no task in it (yet, or any more)
+  TONY_LOG(kWarning) << "YARN will preempt container " << container_id << " of "
+                     << it->second.task.ToString() << ": stopping it so that it can save its state";
+  Dispatch(core::PreemptionNotice{it->second.task, it->second.attempt});
+}
+
 void Coordinator::OnContainerLaunchFailed(const std::string& container_id,
                                           const std::string& message) {
   auto it = container_tasks_.find(container_id);

@@ -81,6 +81,7 @@ class Coordinator final : public engine::EngineListener {
   // EngineListener (called on the loop).
   void OnContainerAllocated(const std::string& container_id, const std::string& role,
                             const std::string& host) override;
+  void OnContainerPreempting(const std::string& container_id) override;
   void OnContainerCompleted(const std::string& container_id, int exit_code,
                             const std::string& diagnostics) override;
   void OnContainerLaunchFailed(const std::string& container_id,

@@ -64,6 +64,9 @@ class EngineListener {
   // New delegation tokens for the tasks (engine/yarn/token_renewal.h), as the bytes of a Hadoop
   // credentials file: each replaces the task's token of the same alias. YARN with a keytab only.
   virtual void OnTaskTokensRenewed(const std::string& /*credentials*/) {}
+  // The cluster will take this container back soon (YARN's preemption notice, sent before the
+  // RM kills it): the task may still save its state. Once per container.
+  virtual void OnContainerPreempting(const std::string& /*container_id*/) {}
 };
 
 class Engine {

@@ -71,6 +71,7 @@ std::vector<Command> JobStateMachine::Handle(const Event& event, int64_t now_ms)
                  [&](const Tick&) {},
                  [&](const KillRequested& e) { OnKillRequested(e, now_ms, out); },
                  [&](const TaskPublished& e) { OnTaskPublished(e, out); },
+                 [&](const PreemptionNotice& e) { OnPreemptionNotice(e, out); },
              },
              event);
   MaybeFinish(out);
@@ -309,6 +310,21 @@ void JobStateMachine::EndFromReport(TaskRecord& t, const TaskExited& e, int64_t 
 void JobStateMachine::OnKillRequested(const KillRequested& e, int64_t now_ms,
                                       std::vector<Command>& out) {
   Decide(FinalStatus::kKilled, e.reason, now_ms, out);
+}
+
+void JobStateMachine::OnPreemptionNotice(const PreemptionNotice& e, std::vector<Command>& out) {
+  TaskRecord* t = CurrentAttempt(e.task, e.attempt);
+  // A task already being stopped (the job ends, its gang restarts) keeps that stop's reason.
+  if (phase_ != JobPhase::kRunning || t == nullptr || IsTerminal(t->state) || t->stop_requested) {
+    return;
+  }
+  t->preempted = true;
+  t->stop_requested = true;
+  t->stop_reason =
+      "preempted by YARN: the ResourceManager takes its container back; stopped so that it can "
+      "save its state (SIGTERM, then SIGKILL after the stop grace)";
+  Touch();
+  out.push_back(StopTask{t->id, t->attempt, t->container_id, t->stop_reason});
 }
 
 bool JobStateMachine::AwaitedPublished(const TaskRecord& t) const {

@@ -155,6 +155,9 @@ struct TaskRecord {
   // progress for 30000 ms (tony.worker.stall-timeout-ms); ...", then the captured stacks.
   std::string stall;
   bool stopped_for_stall = false;  // tony stopped it for its stall (RoleSpec::on_stall)
+  // YARN's preemption notice stopped it (PreemptionNotice): however it ends, it is STOPPED and
+  // replaced without counting against its role's restart budget.
+  bool preempted = false;
   std::vector<PastAttempt> past_attempts;
 };
 
@@ -209,12 +212,20 @@ struct TaskPublished {
   TaskId task;
   int attempt = 0;
 };
+// The cluster will take the task's container back (YARN's preemption notice): the task is stopped
+// at once, so that its user process can save its state in the stop's grace (SIGTERM first), and
+// then replaced like a preempted container, never counted as a failure.
+struct PreemptionNotice {
+  TaskId task;
+  int attempt = 0;
+};
 struct Tick {};
 struct KillRequested {
   std::string reason;  // e.g. "killed by user (tony kill)"
 };
-using Event = std::variant<Start, ContainerAllocated, TaskLaunchFailed, TaskRegistered, Heartbeat,
-                           TaskStalled, TaskExited, TaskPublished, Tick, KillRequested>;
+using Event =
+    std::variant<Start, ContainerAllocated, TaskLaunchFailed, TaskRegistered, Heartbeat,
+                 TaskStalled, TaskExited, TaskPublished, PreemptionNotice, Tick, KillRequested>;
 
 // ---- Commands ----
 struct LaunchTask {
@@ -290,6 +301,10 @@ class JobStateMachine {
   void OnTaskExited(const TaskExited& e, int64_t now_ms, std::vector<Command>& out);
   void OnKillRequested(const KillRequested& e, int64_t now_ms, std::vector<Command>& out);
   void OnTaskPublished(const TaskPublished& e, std::vector<Command>& out);
+  void OnPreemptionNotice(const PreemptionNotice& e, std::vector<Command>& out);
+  // Why the cluster took the task's container back (a preemption, its node lost, its disks
+  // failed), or "" when it did not: such an end is replaced and not counted.
+  static std::string TakenBack(const TaskRecord& t);
   // Ends the task as `report` says and applies the rules.
   void EndFromReport(TaskRecord& t, const TaskExited& report, int64_t now_ms,
                      std::vector<Command>& out);

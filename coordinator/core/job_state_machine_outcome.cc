@@ -68,6 +68,15 @@ JobStateMachine::ExitOutcome JobStateMachine::ClassifyExit(const TaskRecord& t,
   if (e.stopped && StateRank(t.state) < StateRank(TaskState::kRunning)) {
     return {TaskState::kNotStarted, std::nullopt, 0, StopReason(t)};
   }
+  // Stopped for YARN's preemption notice: however its process ended (saving its state and
+  // exiting 0 is the usual answer to the SIGTERM), the work is not done; it is replaced.
+  if (t.preempted) {
+    std::optional<int> exited;
+    if (e.signal == 0) exited = e.exit_code;
+    TaskState state = StoppedState(t);
+    if (state == TaskState::kNotStarted) return {state, std::nullopt, 0, StopReason(t)};
+    return {state, exited, e.signal, StopReason(t)};
+  }
   std::optional<int> code;
   if (e.signal == 0) code = e.exit_code;
   if (e.signal == 0 && e.exit_code == 0) return {TaskState::kSucceeded, 0, 0, ""};
@@ -128,7 +137,7 @@ void JobStateMachine::AfterTaskEnded(TaskRecord& t, std::string failure, int64_t
     RunDueRestarts(now_ms, out);
     return;
   }
-  const bool taken_back = !YarnNodeLoss(t.container_status).empty();
+  const bool taken_back = !TakenBack(t).empty();
   if ((IsFailure(t.state) || taken_back) && MaybeScheduleRestart(t, failure, now_ms, out)) return;
   if (IsFailure(t.state)) {
     if (InCompletionSet(t) && first_failure_.empty()) first_failure_ = failure;

@@ -38,11 +38,17 @@ int JobStateMachine::RestartsUsed(const std::string& role) const {
   return it == restarts_used_.end() ? 0 : it->second;
 }
 
+std::string JobStateMachine::TakenBack(const TaskRecord& t) {
+  std::string loss = YarnNodeLoss(t.container_status);
+  if (loss.empty() && t.preempted) loss = "preempted by YARN (the ResourceManager's notice)";
+  return loss;
+}
+
 bool JobStateMachine::MaybeScheduleRestart(TaskRecord& t, std::string& failure, int64_t now_ms,
                                            std::vector<Command>& out) {
   const RoleSpec* role = Role(t.id.role);
   if (role == nullptr || role->preprocess) return false;
-  const std::string taken_back = YarnNodeLoss(t.container_status);
+  const std::string taken_back = TakenBack(t);
   const std::string p = "tony." + role->name + ".";
   if (taken_back.empty()) {
     const bool retryable =
@@ -193,6 +199,7 @@ void JobStateMachine::ResetForNewAttempt(TaskRecord& t) {
   t.restart_at_ms = -1;
   t.stall.clear();
   t.stopped_for_stall = false;
+  t.preempted = false;
   Touch();
 }
 

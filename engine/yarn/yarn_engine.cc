@@ -146,6 +146,7 @@ void YarnEngine::OnHeartbeat(Result<pb::AllocateResponseProto> response) {
   }
   for (const auto& c : response->allocated_containers()) HandleAllocated(c);
   for (const auto& s : response->completed_container_statuses()) HandleCompleted(s);
+  if (response->has_preempt()) HandlePreemption(response->preempt());
   ScheduleHeartbeat(rm_->Outstanding() > 0 ? kBusyHeartbeat : kIdleHeartbeat);
 }
 
@@ -180,6 +181,20 @@ void YarnEngine::HandleCompleted(const pb::ContainerStatusProto& status) {
   std::string yarn_diag(Trim(status.diagnostics()));
   if (!yarn_diag.empty()) diagnostics += ": " + yarn_diag.substr(0, 2000);
   if (listener_ != nullptr) listener_->OnContainerCompleted(id, code, diagnostics);
+}
+
+void YarnEngine::HandlePreemption(const pb::PreemptionMessageProto& preempt) {
+  auto notice = [this](const pb::PreemptionContainerProto& c, const char* contract) {
+    std::string id = hadoop::yarn::ContainerIdString(c.id());
+    auto it = containers_.find(id);
+    if (it == containers_.end() || it->second.preempting) return;
+    it->second.preempting = true;
+    TONY_LOG(kWarning) << "the ResourceManager will preempt " << id << " of " << it->second.role
+                       << " (" << contract << " contract)";
+    if (listener_ != nullptr) listener_->OnContainerPreempting(id);
+  };
+  for (const auto& c : preempt.strictcontract().container()) notice(c, "strict");
+  for (const auto& c : preempt.contract().container()) notice(c, "negotiable");
 }
 
 std::optional<hadoop::security::Token> YarnEngine::NmTokenFor(const Container& c) const {

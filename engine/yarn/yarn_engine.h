@@ -80,6 +80,7 @@ class YarnEngine final : public Engine {
     std::string role;
     bool launched = false;
     bool stopping = false;
+    bool preempting = false;  // the RM's preemption notice was passed on
   };
 
   void ScheduleHeartbeat(std::chrono::milliseconds delay);
@@ -87,6 +88,9 @@ class YarnEngine final : public Engine {
   void OnHeartbeat(Result<hadoop::yarn::pb::AllocateResponseProto> response);
   void HandleAllocated(const hadoop::yarn::pb::ContainerProto& container);
   void HandleCompleted(const hadoop::yarn::pb::ContainerStatusProto& status);
+  // The containers an allocate answer says the RM will take back (its strict contract, and the
+  // containers it names in its negotiable one): the listener hears of each launched one once.
+  void HandlePreemption(const hadoop::yarn::pb::PreemptionMessageProto& preempt);
   int PriorityOf(const std::string& role);
   hadoop::yarn::pb::ContainerLaunchContextProto BuildLaunchContext(const LaunchSpec& spec) const;
   std::optional<hadoop::security::Token> NmTokenFor(const Container& c) const;

@@ -212,6 +212,53 @@ TEST_F(RestartTest, APreemptedContainerIsReplacedUncountedEvenWithPolicyNever) {
   EXPECT_EQ(sm_->phase(), JobPhase::kRunning);
 }
 
+TEST_F(RestartTest, APreemptionNoticeStopsTheTaskAtOnceAndItsCleanExitIsReplacedUncounted) {
+  Create(RestartSpec(RestartPolicy::kNever, RestartScope::kTask));
+  StartAll();
+  const std::string container = sm_->FindTask(T("worker", 1))->container_id;
+  auto out = Send(PreemptionNotice{T("worker", 1), Attempt(T("worker", 1))});
+  auto stops = All<StopTask>(out);
+  ASSERT_EQ(stops.size(), 1u);  // that task alone, before YARN kills its container
+  EXPECT_EQ(stops[0].task, T("worker", 1));
+  EXPECT_EQ(stops[0].container_id, container);
+  EXPECT_EQ(stops[0].reason,
+            "preempted by YARN: the ResourceManager takes its container back; stopped so that it "
+            "can save its state (SIGTERM, then SIGKILL after the stop grace)");
+  // The RM's notice comes with every allocate answer until the container is gone: once is enough.
+  EXPECT_FALSE(Has<StopTask>(Send(PreemptionNotice{T("worker", 1), Attempt(T("worker", 1))})));
+  // The user process saved its state and exited 0 on the SIGTERM: not a success, not a failure.
+  ExitNow(T("worker", 1), 0);
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kStopped);
+  EXPECT_EQ(sm_->phase(), JobPhase::kRunning);
+  EXPECT_EQ(sm_->RestartsUsed("worker"), 0);
+  EXPECT_EQ(sm_->FindTask(T("worker", 1))->restart,
+            "replaced, not counted as a failure in 1000 ms, task scope: task worker:1: preempted "
+            "by YARN (the ResourceManager's notice)");
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kRunning);
+  auto asks = All<engine::ContainerRequest>(TickAt(now_ + 1000));
+  ASSERT_EQ(asks.size(), 1u);
+  EXPECT_EQ(asks[0].count, 1);
+  // The replacement is an attempt like any other: its notice-free end counts as usual.
+  EXPECT_FALSE(sm_->FindTask(T("worker", 1))->preempted);
+  Allocate("worker");
+  RegisterNow(T("worker", 1), "h");
+  ExitNow(T("worker", 1), 0);
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kSucceeded);
+}
+
+TEST_F(RestartTest, APreemptionNoticeForATaskAlreadyStoppingOrEndedChangesNothing) {
+  Create(RestartSpec(RestartPolicy::kNever, RestartScope::kTask));
+  StartAll();
+  ExitNow(T("worker", 1), 0);
+  EXPECT_FALSE(Has<StopTask>(Send(PreemptionNotice{T("worker", 1), Attempt(T("worker", 1))})));
+  EXPECT_EQ(State(T("worker", 1)), TaskState::kSucceeded);
+  // A notice for an attempt that is not the current one is fenced like every other event.
+  EXPECT_FALSE(Has<StopTask>(Send(PreemptionNotice{T("worker", 0), 7})));
+  Send(KillRequested{"killed by user"});
+  EXPECT_FALSE(Has<StopTask>(Send(PreemptionNotice{T("worker", 0), Attempt(T("worker", 0))})));
+  EXPECT_EQ(sm_->FindTask(T("worker", 0))->stop_reason, "killed by user");
+}
+
 TEST_F(RestartTest, ALostNodeIsReplacedUncountedAndAnExhaustedBudgetDoesNotStopIt) {
   Create(RestartSpec(RestartPolicy::kOnFailure, RestartScope::kTask, /*max_restarts=*/0));
   StartAll();
