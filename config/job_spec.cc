@@ -495,8 +495,8 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.client_wait_ms = std::min(v.Long("tony.am.wait-client-signal-stop-timeout-sec", 0),
                                  std::numeric_limits<int64_t>::max() / 1000) *
                         1000;
+  spec.session_retries = v.Int("tony.am.retry-count", 0);
   // Read for the validator's check alone (a bad value is among its errors); not used here.
-  (void)v.Int("tony.am.retry-count", 0);
   (void)v.Int("tony.application.num-client-rm-connect-retries", 0);  // read by the YARN client
   if (!Trim(v.String("tony.local.memory")).empty()) {
     spec.local_memory_mb = v.Memory("tony.local.memory", 1);

@@ -114,6 +114,9 @@ struct JobSpec {
   int64_t gang_timeout_ms = 0;           // tony.application.gang-timeout-ms; 0: none
   int64_t heartbeat_interval_ms = 1000;
   int max_missed_heartbeats = 25;
+  // tony.am.retry-count: TonY's session retries, how often a FAILED job starts again from its
+  // first stage with every task in a new attempt (not in a single-node job).
+  int session_retries = 0;
   int64_t metrics_interval_ms = 5000;  // tony.task.metrics-interval-ms; 0: no sampling
   int64_t execution_timeout_ms = 0;    // from execution_timeout_key
   // tony.am.wait-client-signal-stop-timeout-sec: after the end, how long the coordinator waits

@@ -132,9 +132,10 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
 
 // §2.2 and §2.3.
 void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
-  k.push_back(
-      Unsupported(Int("tony.am.retry-count", "0", "", "Whole-session retries after a failure."),
-                  "session retries are not implemented: a failed job is not restarted"));
+  k.push_back(Int("tony.am.retry-count", "0", "",
+                  "Session retries: how often a FAILED job starts again from its first stage, "
+                  "every task in a new attempt (NUM_AM_RETRIES in their environment says which "
+                  "retry); not in a single-node job."));
   k.push_back(Mem("tony.local.memory", "",
                   "Local engine: memory the job may use in all; unset: this machine's memory."));
   k.push_back(Int("tony.local.vcores", "", "",

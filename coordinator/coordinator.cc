@@ -236,8 +236,13 @@ void Coordinator::MaybeShutDown() {
 
 void Coordinator::Dispatch(const core::Event& event) {
   const int stage = machine_.stage();
+  const int session = machine_.session();
   std::vector<core::Command> commands = machine_.Handle(event, NowMs());
-  if (machine_.stage() != stage) LogStageStart();
+  if (machine_.session() != session) {
+    TONY_LOG(kWarning) << machine_.session_note() << ": every task starts again";
+  } else if (machine_.stage() != stage) {
+    LogStageStart();
+  }
   for (const auto& command : commands) Execute(command);
   PersistChanges();
   AnswerStatusWaiters(/*expire_only=*/false);
@@ -304,6 +309,8 @@ engine::LaunchSpec Coordinator::BuildLaunchSpec(const core::LaunchTask& launch) 
   ls.env["CONTAINER_ID"] = launch.container_id;
   ls.env["AM_HOST"] = options_.advertised_host;
   ls.env["AM_PORT"] = std::to_string(port());
+  // TonY's session retries (tony.am.retry-count): which retry this task runs in.
+  if (machine_.session() > 0) ls.env["NUM_AM_RETRIES"] = std::to_string(machine_.session());
   for (const char* staged : {"tony_src.zip", "venv.zip"}) {
     std::string path = paths_.Staging() + "/" + staged;
     if (PathExists(path)) ls.local_files.push_back(path);
@@ -573,7 +580,10 @@ rpc::JobStatus Coordinator::Snapshot() const {
   s.set_version(machine_.version());
   s.set_phase(ToRpc(machine_.phase()));
   s.set_final_status(ToRpc(machine_.final_status()));
-  s.set_message(finished_ ? WithRecordError(machine_.final_message()) : machine_.final_message());
+  // While a retried session runs, its note says why it runs.
+  const std::string& message =
+      machine_.final_message().empty() ? machine_.session_note() : machine_.final_message();
+  s.set_message(finished_ ? WithRecordError(message) : message);
   s.set_framework(machine_.spec().framework);
   s.set_start_wall_ms(start_wall_ms_);
   s.set_end_wall_ms(end_wall_ms_);

@@ -230,6 +230,7 @@ std::string SerializeJobSpec(const JobSpec& s) {
   f.set_history_intermediate(s.history_intermediate);
   f.set_history_finished(s.history_finished);
   f.set_history_timezone(s.history_timezone);
+  f.set_session_retries(s.session_retries);
   f.set_complete(true);
   // Deterministic: the same spec gives the same bytes (tests compare them).
   std::string out;
@@ -289,6 +290,7 @@ Result<JobSpec> ParseJobSpec(const std::string& bytes, const std::string& source
   s.history_intermediate = f.history_intermediate();
   s.history_finished = f.history_finished();
   s.history_timezone = f.history_timezone();
+  s.session_retries = f.session_retries();
   s.fail_on_worker_failure = f.fail_on_worker_failure();
   for (const spec::GroupDependency& p : f.group_dependencies()) {
     GroupDependency g;

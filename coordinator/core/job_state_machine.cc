@@ -74,7 +74,7 @@ std::vector<Command> JobStateMachine::Handle(const Event& event, int64_t now_ms)
                  [&](const PreemptionNotice& e) { OnPreemptionNotice(e, out); },
              },
              event);
-  MaybeFinish(out);
+  MaybeFinish(now_ms, out);
   return out;
 }
 

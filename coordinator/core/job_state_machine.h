@@ -272,6 +272,10 @@ class JobStateMachine {
   int stage() const { return stage_; }
   int last_stage() const { return last_stage_; }
   FinalStatus final_status() const { return final_status_; }
+  // The session (tony.am.retry-count): 0, then 1 after the first session retry, ...; and what
+  // started the current one ("" in the first).
+  int session() const { return session_; }
+  const std::string& session_note() const { return session_note_; }
   const std::string& final_message() const { return final_message_; }
   // Increases on every change a client could see (task state, phase); for long-polling status.
   int64_t version() const { return version_; }
@@ -373,7 +377,12 @@ class JobStateMachine {
   bool FailureEndsJob(const TaskRecord& t) const;
   void MaybeCompleteJob(int64_t now_ms, std::vector<Command>& out);
   void Decide(FinalStatus status, std::string message, int64_t now_ms, std::vector<Command>& out);
-  void MaybeFinish(std::vector<Command>& out);
+  // Every task ended after the decision: FinishJob, or a session retry when one is due.
+  void MaybeFinish(int64_t now_ms, std::vector<Command>& out);
+  // tony.am.retry-count (TonY's session retry): a FAILED job with a retry left starts again from
+  // its first stage with every task in a new attempt, instead of finishing.
+  bool SessionRetryDue() const;
+  void StartNextSession(int64_t now_ms, std::vector<Command>& out);
   std::string FailedTaskList() const;
 
   // The task for an event about (task, attempt): nullptr when unknown or not the current attempt.
@@ -393,6 +402,8 @@ class JobStateMachine {
   std::string final_message_;
   int64_t version_ = 0;
   int64_t spec_generation_ = 0;
+  int session_ = 0;
+  std::string session_note_;
   int64_t start_ms_ = -1;
   int64_t stop_started_ms_ = -1;
   int stage_ = 0;

@@ -233,7 +233,12 @@ void JobStateMachine::Decide(FinalStatus status, std::string message, int64_t no
   phase_ = JobPhase::kStopping;
   stop_started_ms_ = now_ms;
   Touch();
-  const std::string reason = DecisionStopReason(status, final_message_);
+  std::string reason = DecisionStopReason(status, final_message_);
+  if (SessionRetryDue()) {
+    reason = "session retry " + std::to_string(session_ + 1) + " of " +
+             std::to_string(spec_.session_retries) + " (" +
+             spec_.KeyAndSource("tony.am.retry-count") + "): " + reason;
+  }
   for (TaskRecord& t : tasks_) {
     if (IsTerminal(t.state)) continue;
     t.stop_reason = reason;
@@ -248,8 +253,55 @@ void JobStateMachine::Decide(FinalStatus status, std::string message, int64_t no
   RecomputeCheckAfter();
 }
 
-void JobStateMachine::MaybeFinish(std::vector<Command>& out) {
+bool JobStateMachine::SessionRetryDue() const {
+  return final_status_ == FinalStatus::kFailed && session_ < spec_.session_retries &&
+         !spec_.SingleNode();
+}
+
+void JobStateMachine::StartNextSession(int64_t now_ms, std::vector<Command>& out) {
+  const int session = session_ + 1;
+  std::string note = "session retry " + std::to_string(session) + " of " +
+                     std::to_string(spec_.session_retries) + " (" +
+                     spec_.KeyAndSource("tony.am.retry-count") +
+                     "): the job failed: " + OneLine(final_message_);
+  std::vector<TaskRecord> previous = std::move(tasks_);
+  const int64_t version = version_;
+  const int64_t generation = spec_generation_;
+  const int64_t started = start_ms_;
+  JobStateMachine next(spec_);
+  *this = std::move(next);
+  session_ = session;
+  session_note_ = note;
+  version_ = version;
+  spec_generation_ = generation;  // a peer never takes the new session's spec for an old one
+  OnStart(now_ms, out);
+  start_ms_ = started;  // tony.application.timeout counts from the job's start
+  for (TaskRecord& t : tasks_) {
+    auto prev = std::find_if(previous.begin(), previous.end(),
+                             [&t](const TaskRecord& p) { return p.id == t.id; });
+    if (prev == previous.end()) continue;
+    // Its attempts go on from the last one: an old session's executor is fenced like any other.
+    t.past_attempts = std::move(prev->past_attempts);
+    t.past_attempts.push_back(PastAttempt{prev->attempt, prev->state, prev->exit_code, prev->signal,
+                                          prev->end_reason, prev->host, prev->container_id,
+                                          prev->ended_ms, note});
+    t.attempt = prev->attempt + 1;
+    t.restart = note;
+  }
+  Touch();
+  RecomputeCheckAfter();
+}
+
+void JobStateMachine::MaybeFinish(int64_t now_ms, std::vector<Command>& out) {
   if (phase_ != JobPhase::kStopping || live_count_ > 0) return;
+  if (SessionRetryDue()) {
+    StartNextSession(now_ms, out);
+    return;
+  }
+  if (session_ > 0) {  // the end says that it came in a retried session, and why
+    size_t end = std::min(final_message_.find('\n'), final_message_.size());
+    final_message_.insert(end, "; in " + session_note_);
+  }
   phase_ = JobPhase::kFinished;
   check_after_ms_ = std::numeric_limits<int64_t>::max();
   Touch();

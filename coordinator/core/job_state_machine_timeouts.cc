@@ -208,7 +208,7 @@ void JobStateMachine::CheckStopGrace(int64_t now_ms, std::vector<Command>& out) 
             "did not end within " + std::to_string(kStopGraceMs) + " ms of the stop; killed",
             now_ms);
   }
-  MaybeFinish(out);
+  MaybeFinish(now_ms, out);
 }
 
 std::optional<int64_t> JobStateMachine::TaskDeadlineMs(const TaskRecord& t) const {

@@ -178,11 +178,12 @@ def test_src_dir_and_venv_zips_that_fail_unzip_t_are_refused(tony, tmp_path):
 
 
 def test_unsupported_key_warns_by_name_and_the_job_still_runs(tony, tmp_path):
-    # Before: tony.am.retry-count was accepted and silently ignored.
-    r = submit(tony, tmp_path, extra=("--conf", "tony.am.retry-count=2"))
+    # Before: such a key was accepted and silently ignored.
+    r = submit(tony, tmp_path, extra=("--conf", "tony.am.node-label=gpu"))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert ('tony: warning: tony.am.retry-count = "2" (from --conf) is not supported by tony and '
-            "has no effect: session retries are not implemented") in r.stderr, r.stderr
+    assert ('tony: warning: tony.am.node-label = "gpu" (from --conf) is not supported by tony and '
+            "has no effect: the AM container gets tony.application.node-label only") in r.stderr, \
+        r.stderr
 
 
 def test_keys_from_articles_warn_naming_the_right_key_or_flag(tony, tmp_path):

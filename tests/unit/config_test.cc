@@ -764,7 +764,7 @@ TEST_F(JobSpecTest, EveryUnsupportedKeyWarnsByNameWithItsReason) {
 
 TEST_F(JobSpecTest, UnsupportedKeysAtTheirDefaultOrSetByTheirFlagDoNotWarn) {
   Configuration conf = Runnable();
-  ASSERT_TRUE(conf.AddOverride("tony.am.retry-count=0").ok());
+  ASSERT_TRUE(conf.AddOverride("tony.am.startup-timeout=0").ok());
   conf.Set("tony.src-dir", "src", "--src_dir");
   EXPECT_THAT(UnsupportedKeyWarnings(conf), IsEmpty());
   EXPECT_THAT(UnsupportedKeyWarnings(Configuration::WithDefaults()), IsEmpty());

@@ -348,3 +348,105 @@ TEST_F(RestartTest, TheChiefSucceedingDuringATaskRestartStillDecides) {
 
 }  // namespace
 }  // namespace tony::core
+
+namespace tony::core {
+namespace {
+
+// tony.am.retry-count (TonY's session retry): a FAILED job starts again from its first stage.
+class SessionRetryTest : public RestartTest {
+ protected:
+  JobSpec RetrySpec(int retries) {
+    JobSpec spec = MakeSpec({{"worker", 2}});
+    spec.session_retries = retries;
+    spec.sources["tony.am.retry-count"] = "tony.xml";
+    return spec;
+  }
+  // Every task of the current session allocated and registered.
+  void RunSession() {
+    for (const TaskRecord& t : std::vector<TaskRecord>(sm_->tasks())) Allocate(t.id.role);
+    for (const TaskRecord& t : std::vector<TaskRecord>(sm_->tasks())) RegisterNow(t.id, "h");
+  }
+};
+
+TEST_F(SessionRetryTest, AFailedJobStartsAgainWithEveryTaskInANewAttempt) {
+  Create(RetrySpec(1));
+  StartAll();
+  auto out = ExitNow(T("worker", 1), 3);
+  // The decision stops the session's other task, saying the session is retried.
+  auto stops = All<StopTask>(out);
+  ASSERT_EQ(stops.size(), 1u);
+  EXPECT_EQ(stops[0].reason,
+            "session retry 1 of 1 (tony.am.retry-count, from tony.xml): the job failed: task "
+            "worker:1 failed: exit 3");
+  EXPECT_EQ(sm_->session(), 0);
+  const int64_t version = sm_->version();
+  const int64_t generation = sm_->spec_generation();
+  out = SignalNow(T("worker", 0), SIGTERM, /*stopped=*/true);
+  // All ended: no FinishJob, a new session asking for every container again.
+  EXPECT_FALSE(Has<FinishJob>(out));
+  auto asks = All<engine::ContainerRequest>(out);
+  ASSERT_EQ(asks.size(), 1u);
+  EXPECT_EQ(asks[0].count, 2);
+  EXPECT_EQ(sm_->session(), 1);
+  EXPECT_EQ(sm_->phase(), JobPhase::kRunning);
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kUndecided);
+  EXPECT_GT(sm_->version(), version);  // a client's long-poll sees the change
+  EXPECT_EQ(sm_->spec_generation(), generation);
+  EXPECT_EQ(sm_->session_note(),
+            "session retry 1 of 1 (tony.am.retry-count, from tony.xml): the job failed: task "
+            "worker:1 failed: exit 3");
+  for (int i : {0, 1}) {
+    const TaskRecord* t = sm_->FindTask(T("worker", i));
+    EXPECT_EQ(t->state, TaskState::kNew);
+    EXPECT_EQ(t->attempt, 1);
+    ASSERT_EQ(t->past_attempts.size(), 1u);
+    EXPECT_EQ(t->past_attempts[0].attempt, 0);
+    EXPECT_EQ(t->past_attempts[0].restart, sm_->session_note());
+  }
+  EXPECT_EQ(sm_->FindTask(T("worker", 1))->past_attempts[0].state, TaskState::kFailed);
+  EXPECT_EQ(sm_->FindTask(T("worker", 0))->past_attempts[0].state, TaskState::kStopped);
+  // An old session's late report is fenced.
+  Send(TaskExited{T("worker", 0), 0, 0, ""});
+  EXPECT_EQ(State(T("worker", 0)), TaskState::kNew);
+
+  RunSession();
+  ExitNow(T("worker", 0), 0);
+  out = ExitNow(T("worker", 1), 0);
+  auto finish = All<FinishJob>(out);
+  ASSERT_EQ(finish.size(), 1u);
+  EXPECT_EQ(finish[0].status, FinalStatus::kSucceeded);
+  EXPECT_EQ(finish[0].message,
+            "all 2 tracked task(s) succeeded; in session retry 1 of 1 (tony.am.retry-count, from "
+            "tony.xml): the job failed: task worker:1 failed: exit 3");
+}
+
+TEST_F(SessionRetryTest, TheLastSessionsFailureEndsTheJob) {
+  Create(RetrySpec(1));
+  StartAll();
+  ExitNow(T("worker", 1), 3);
+  SignalNow(T("worker", 0), SIGTERM, /*stopped=*/true);
+  RunSession();
+  auto stops = All<StopTask>(ExitNow(T("worker", 0), 4));
+  ASSERT_EQ(stops.size(), 1u);
+  EXPECT_EQ(stops[0].reason, "the job failed: task worker:0 failed: exit 4");
+  auto out = SignalNow(T("worker", 1), SIGTERM, /*stopped=*/true);
+  auto finish = All<FinishJob>(out);
+  ASSERT_EQ(finish.size(), 1u);
+  EXPECT_EQ(finish[0].status, FinalStatus::kFailed);
+  EXPECT_EQ(sm_->session(), 1);
+  EXPECT_EQ(sm_->FindTask(T("worker", 0))->attempt, 1);
+}
+
+TEST_F(SessionRetryTest, AKilledJobIsNotRetried) {
+  Create(RetrySpec(2));
+  StartAll();
+  Send(KillRequested{"killed by user"});
+  SignalNow(T("worker", 0), SIGTERM, /*stopped=*/true);
+  auto out = SignalNow(T("worker", 1), SIGTERM, /*stopped=*/true);
+  ASSERT_TRUE(Has<FinishJob>(out));
+  EXPECT_EQ(sm_->final_status(), FinalStatus::kKilled);
+  EXPECT_EQ(sm_->session(), 0);
+}
+
+}  // namespace
+}  // namespace tony::core

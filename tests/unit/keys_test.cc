@@ -144,6 +144,7 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.task.max-total-memory",
                                          "tony.task.heartbeat-interval-ms",
                                          "tony.task.max-missed-heartbeats",
+                                         "tony.am.retry-count",
                                          "tony.task.metrics-interval-ms",
                                          "tony.task.executor.execution-timeout-ms",
                                          "tony.worker.timeout",
