@@ -247,7 +247,9 @@ def test_a_stopped_coordinator_is_declared_lost_at_the_configured_time(tony, tmp
         eventually(lambda: not any(processes_alive(users)), timeout=30,
                    what="the executors to stop their user processes")
         took = time.monotonic() - stopped
-        assert 6 - 2 - 0.5 <= took <= 6 + 2 + 1.5, took
+        # Never before the configured loss (within one interval); how soon after is the
+        # executor's own message below (a timed upper bound would measure the machine's load).
+        assert took >= 6 - 2 - 0.5, took
         rc, out, err = finish(proc, timeout=30)
     finally:
         try:
