@@ -1,9 +1,9 @@
 #include "client/namenode_tokens.h"
 
+#include "common/net.h"
 #include "common/strings.h"
 #include "hadoop/hdfs/namenode_client.h"
 #include "hadoop/hdfs/webhdfs.h"
-#include "hadoop/yarn/clients.h"
 
 namespace tony::client {
 namespace {
@@ -37,12 +37,12 @@ Result<security::Token> NameserviceToken(const hadoop::ClusterConf& cluster,
   Status last;
   for (const std::string& id : ids) {
     std::string key = "dfs.namenode.rpc-address." + ns + "." + id;
-    auto address = hadoop::yarn::ParseHostPort(cluster.raw.GetOr(key, ""));
+    auto address = ParseHostPort(cluster.raw.GetOr(key, ""), key);
     if (!address.ok()) {
-      last = address.status().WithContext(key);
+      last = address.status();
       continue;
     }
-    auto t = RpcToken(cluster, login, address->first, address->second, renewer);
+    auto t = RpcToken(cluster, login, address->host, address->port, renewer);
     if (t.ok()) {
       t->service = "ha-hdfs:" + ns;
       return t;
@@ -144,15 +144,9 @@ Result<NameNodeUri> ParseNameNodeUri(const std::string& text, const std::string&
   }
   std::string authority = text.substr(sep + 3);
   authority = authority.substr(0, authority.find('/'));
-  size_t colon = authority.rfind(':');
-  u.host = authority.substr(0, colon);
-  if (colon != std::string::npos) {
-    auto port = ParseInt64(authority.substr(colon + 1));
-    if (!port || *port <= 0 || *port > 65535) {
-      return InvalidArgument(key + ": \"" + text + "\" has a bad port");
-    }
-    u.port = static_cast<int>(*port);
-  }
+  TONY_ASSIGN_OR_RETURN(Authority a, ParseAuthority(authority, key + ": \"" + text + "\""));
+  u.host = std::move(a.host);
+  if (a.port) u.port = *a.port;
   if (u.host.empty()) return InvalidArgument(key + ": \"" + text + "\" names no host");
   return u;
 }

@@ -25,6 +25,7 @@
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
+#include "common/net.h"
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
@@ -264,14 +265,11 @@ Result<history::AmInfo> WaitForCoordinator(const history::JobPaths& paths,
     line.append(buf, static_cast<size_t>(got));
   }
   line.resize(line.find('\n'));
-  size_t colon = line.rfind(':');
-  auto port = colon == std::string::npos ? std::nullopt : ParseInt64(line.substr(colon + 1));
-  if (!port || *port <= 0 || *port > 65535) {
-    return Internal("the coordinator announced \"" + line + "\", expected host:port");
-  }
+  auto address = ParseHostPort(line, "the coordinator's announced address");
+  if (!address.ok()) return Internal(address.status().message());
   history::AmInfo info;
-  info.host = line.substr(0, colon);
-  info.port = static_cast<int>(*port);
+  info.host = address->host;
+  info.port = address->port;
   info.pid = static_cast<int>(am.pid);
   return info;
 }

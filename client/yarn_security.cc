@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "common/clock.h"
+#include "common/net.h"
 #include "common/strings.h"
 #include "hadoop/hdfs/namenode_client.h"
 #include "hadoop/yarn/records.h"
@@ -60,15 +61,15 @@ Status NoLogin(const hadoop::ClusterConf& cluster, const Status& unusable_file,
 }  // namespace
 
 std::string RmPrincipal(const hadoop::ClusterConf& cluster) {
-  auto rm = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
-  return hadoop::ServerPrincipal(cluster.rm_principal, rm.ok() ? rm->first : "");
+  auto rm = ParseHostPort(cluster.RmAddresses().at(0), "yarn.resourcemanager.address");
+  return hadoop::ServerPrincipal(cluster.rm_principal, rm.ok() ? rm->host : "");
 }
 
 std::vector<std::string> RmTokenServices(const hadoop::ClusterConf& cluster) {
   std::vector<std::string> out;
   for (const std::string& address : cluster.RmAddresses()) {
-    auto rm = hadoop::yarn::ParseHostPort(address);
-    if (rm.ok()) out.push_back(TokenService(rm->first, rm->second));
+    auto rm = ParseHostPort(address, "yarn.resourcemanager.address");
+    if (rm.ok()) out.push_back(TokenService(rm->host, rm->port));
   }
   return out;
 }
@@ -224,8 +225,8 @@ Result<hadoop::security::Credentials> FetchDelegationTokens(const hadoop::Cluste
   }
   const std::string renewer = RmPrincipal(cluster);
   TONY_ASSIGN_OR_RETURN(auto rm_token, rm.GetDelegationToken(renewer));
-  auto rm_addr = hadoop::yarn::ParseHostPort(cluster.RmAddresses().at(0));
-  if (rm_addr.ok()) rm_token.service = TokenService(rm_addr->first, rm_addr->second);
+  auto rm_addr = ParseHostPort(cluster.RmAddresses().at(0), "yarn.resourcemanager.address");
+  if (rm_addr.ok()) rm_token.service = TokenService(rm_addr->host, rm_addr->port);
   creds.AddToken(rm_token.service, rm_token);
 
   TONY_ASSIGN_OR_RETURN(auto hdfs_token, hadoop::hdfs::GetDefaultFsDelegationToken(

@@ -6,12 +6,100 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <string>
 #include <thread>
 
+#include "common/strings.h"
+
 namespace tony {
+namespace {
+
+// Splits `text` (trimmed) into a host, IPv6 brackets removed, and the text after its ':' (nullopt
+// when there is no ':'); an error says why it is neither. The port is not read here.
+Result<std::pair<std::string, std::optional<std::string>>> SplitHostPortText(
+    std::string_view text) {
+  if (text.empty()) return InvalidArgument("it is empty");
+  if (text.front() == '[') {
+    size_t close = text.find(']');
+    if (close == std::string_view::npos)
+      return InvalidArgument("the '[' of an IPv6 address is not closed");
+    std::string host(text.substr(1, close - 1));
+    std::string_view rest = text.substr(close + 1);
+    if (rest.empty()) return std::make_pair(host, std::optional<std::string>());
+    if (rest.front() != ':') return InvalidArgument("only \":<port>\" may follow the ']'");
+    return std::make_pair(host, std::optional<std::string>(rest.substr(1)));
+  }
+  size_t colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    return std::make_pair(std::string(text), std::optional<std::string>());
+  }
+  if (text.find(':', colon + 1) != std::string_view::npos) {
+    return InvalidArgument("an IPv6 address needs brackets, e.g. [::1]:8020");
+  }
+  return std::make_pair(std::string(text.substr(0, colon)),
+                        std::optional<std::string>(text.substr(colon + 1)));
+}
+
+Result<uint16_t> ParsePort(std::string_view port) {
+  if (port.empty()) return InvalidArgument("the port is empty");
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (end != port.data() + port.size() ||
+      (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+    return InvalidArgument("the port \"" + std::string(port) + "\" is not a number");
+  }
+  if (ec == std::errc::result_out_of_range || value < 1 || value > 65535) {
+    return InvalidArgument("the port " + std::string(port) + " is not in 1-65535");
+  }
+  return static_cast<uint16_t>(value);
+}
+
+Status Explained(const Status& reason, std::string_view expected, std::string_view text,
+                 std::string_view where) {
+  std::string m = std::string(where);
+  if (!m.empty()) m += ": ";
+  m += "expected " + std::string(expected) + ", got \"" + std::string(text) +
+       "\": " + reason.message();
+  return InvalidArgument(std::move(m));
+}
+
+}  // namespace
+
+std::string HostPort::ToString() const {
+  std::string h = host.find(':') == std::string::npos ? host : "[" + host + "]";
+  return h + ":" + std::to_string(port);
+}
+
+Result<HostPort> ParseHostPort(std::string_view text, std::string_view where) {
+  constexpr std::string_view kExpected = "host:port";
+  auto split = SplitHostPortText(Trim(text));
+  if (!split.ok()) return Explained(split.status(), kExpected, text, where);
+  auto& [host, port_text] = *split;
+  if (host.empty()) return Explained(InvalidArgument("there is no host"), kExpected, text, where);
+  if (!port_text) return Explained(InvalidArgument("there is no port"), kExpected, text, where);
+  auto port = ParsePort(*port_text);
+  if (!port.ok()) return Explained(port.status(), kExpected, text, where);
+  return HostPort{std::move(host), *port};
+}
+
+Result<Authority> ParseAuthority(std::string_view text, std::string_view where) {
+  constexpr std::string_view kExpected = "host[:port]";
+  std::string_view trimmed = Trim(text);
+  if (trimmed.empty()) return Authority{};
+  auto split = SplitHostPortText(trimmed);
+  if (!split.ok()) return Explained(split.status(), kExpected, text, where);
+  auto& [host, port_text] = *split;
+  Authority a{std::move(host), std::nullopt};
+  if (port_text) {
+    auto port = ParsePort(*port_text);
+    if (!port.ok()) return Explained(port.status(), kExpected, text, where);
+    a.port = *port;
+  }
+  return a;
+}
 
 ReservedPort::ReservedPort(ReservedPort&& other) noexcept
     : fd_(other.fd_), fd6_(other.fd6_), port_(other.port_), reuse_port_(other.reuse_port_) {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 
@@ -48,6 +50,30 @@ inline constexpr char kReusePortShimName[] = "libtony-reuseport.so";
 inline constexpr char kHeldPortsVar[] = "TONY_HELD_PORTS";
 // <directory of `binary`>/../lib/libtony-reuseport.so, or NotFound naming that path.
 Result<std::string> ReusePortShimBeside(const std::string& binary);
+
+// A TCP endpoint as Hadoop's and tony's settings write it: "host:port", an IPv6 literal in
+// brackets ("[::1]:8020"), as Hadoop's NetUtils.createSocketAddr reads it.
+struct HostPort {
+  std::string host;  // an IPv6 literal without its brackets
+  uint16_t port = 0;
+
+  // "host:port" again, the host in brackets when it is an IPv6 literal.
+  std::string ToString() const;
+};
+
+// Parses "host:port" or "[v6]:port" (surrounding blanks ignored): a host and a port in 1-65535.
+// An error (kInvalidArgument) reads "<where>: expected host:port, got "<text>": <reason>", where
+// names the input's origin ("yarn.resourcemanager.address in /etc/hadoop/yarn-site.xml"); an
+// IPv6 literal without brackets is refused, as its last group cannot be told from a port.
+Result<HostPort> ParseHostPort(std::string_view text, std::string_view where);
+
+// A URI's authority, "host[:port]" or "[v6][:port]": the host may be empty (hdfs:///path), the
+// port is absent or in 1-65535. Errors as ParseHostPort's, "expected host[:port]".
+struct Authority {
+  std::string host;
+  std::optional<uint16_t> port;
+};
+Result<Authority> ParseAuthority(std::string_view text, std::string_view where);
 
 // Waits until host:port accepts a TCP connection, up to `timeout_ms`; false if it never did.
 bool WaitForTcpListener(const std::string& host, int port, int64_t timeout_ms);

@@ -1,5 +1,6 @@
 #include "config/resources.h"
 
+#include "common/net.h"
 #include "common/strings.h"
 
 namespace tony {
@@ -11,23 +12,21 @@ std::string LastSegment(std::string path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// scheme://[host[:port]]/path. False when `uri` has no scheme or its authority is malformed.
-bool SplitUri(const std::string& uri, ResourceRef& r) {
+// scheme://[host[:port]]/path; an error when `uri` has no scheme or its authority is malformed.
+Status SplitUri(const std::string& uri, ResourceRef& r) {
   size_t sep = uri.find("://");
-  if (sep == std::string::npos || sep == 0) return false;
+  if (sep == std::string::npos || sep == 0) {
+    return InvalidArgument("not a URI scheme://[host[:port]]/path");
+  }
   r.scheme = ToLower(uri.substr(0, sep));
   std::string rest = uri.substr(sep + 3);
   size_t slash = rest.find('/');
   std::string authority = rest.substr(0, slash);
   r.path = slash == std::string::npos ? "/" : rest.substr(slash);
-  size_t colon = authority.rfind(':');
-  r.host = authority.substr(0, colon);
-  if (colon != std::string::npos) {
-    std::optional<int64_t> port = ParseInt64(authority.substr(colon + 1));
-    if (!port || *port < 0 || *port > 65535) return false;
-    r.port = static_cast<int>(*port);
-  }
-  return true;
+  TONY_ASSIGN_OR_RETURN(Authority a, ParseAuthority(authority, "the URI's authority"));
+  r.host = std::move(a.host);
+  if (a.port) r.port = *a.port;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -63,7 +62,7 @@ Result<ResourceRef> ParseResourceRef(const std::string& text) {
   if (rest.empty()) return InvalidArgument("no path");
   if (StartsWith(rest, "file://")) rest = rest.substr(7);
   if (rest.find("://") != std::string::npos) {
-    if (!SplitUri(rest, r)) return InvalidArgument("not a URI scheme://[host[:port]]/path");
+    TONY_RETURN_IF_ERROR(SplitUri(rest, r));
     r.remote = true;
   }
   r.source = rest;

@@ -8,6 +8,7 @@
 
 #include "common/http_request.h"
 #include "common/log.h"
+#include "common/net.h"
 #include "common/task_state.h"
 
 namespace tony {
@@ -65,12 +66,15 @@ std::vector<asio::ip::address> ResolveProxyHosts(const std::vector<std::string>&
   asio::io_context io;
   asio::ip::tcp::resolver resolver(io);
   for (const std::string& host_port : host_ports) {
-    size_t colon = host_port.rfind(':');
-    std::string host = colon == std::string::npos ? host_port : host_port.substr(0, colon);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-      host = host.substr(1, host.size() - 2);
+    // The client checked these (hadoop/yarn/cluster_conf.h); one that is not host:port after all
+    // resolves to nothing.
+    auto address = ParseHostPort(host_port, "the RM's web proxy");
+    if (!address.ok()) {
+      if (unresolved != nullptr) unresolved->push_back(host_port);
+      continue;
     }
-    if (host.empty() || host == "0.0.0.0" || host == "::") {
+    std::string host = address->host;
+    if (host == "0.0.0.0" || host == "::") {
       std::array<char, 256> name{};
       if (::gethostname(name.data(), name.size() - 1) == 0) host = name.data();
     }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/net.h"
 #include "common/status.h"
 #include "rpc/spec_file.h"
 #include "rpc/tony.pb.h"
@@ -62,7 +63,9 @@ struct AmInfo {
   // The coordinator's ProcessStartId (common/process.h): `tony status` tells a dead coordinator
   // from a live one, even when its pid was reused. Empty in am.json files of older versions.
   std::string start_id;
-  std::string Address() const { return host + ":" + std::to_string(port); }
+  // host:port, an IPv6 host in brackets: the line the coordinator announces to a local client,
+  // read back with ParseHostPort, and a gRPC target.
+  std::string Address() const { return HostPort{host, static_cast<uint16_t>(port)}.ToString(); }
 };
 
 // am.json's and status.json's contents; `source` names the file in errors.

@@ -44,7 +44,7 @@ struct HostSlots {
 std::vector<HostSlots> HostsInOrder(const std::vector<std::string>& workers) {
   std::vector<HostSlots> hosts;
   for (const auto& address : workers) {
-    std::string host = SplitHostPort(address).first;
+    std::string host = PeerHost(address);
     auto it = std::find_if(hosts.begin(), hosts.end(),
                            [&](const HostSlots& h) { return h.host == host; });
     if (it == hosts.end()) {
@@ -243,10 +243,10 @@ Result<std::optional<PublishedEndpoint>> PollDriverPortFile() {
 // workers (by task index).
 Result<HorovodSlot> SlotFromPlan(const std::vector<HorovodSlot>& plan,
                                  const std::vector<std::string>& workers, int index) {
-  const std::string host = SplitHostPort(workers[index]).first;
+  const std::string host = PeerHost(workers[index]);
   int position = 0;
   for (int i = 0; i < index; ++i) {
-    if (SplitHostPort(workers[i]).first == host) ++position;
+    if (PeerHost(workers[i]) == host) ++position;
   }
   std::vector<HorovodSlot> on_host;
   for (const HorovodSlot& slot : plan) {
@@ -268,13 +268,10 @@ Status WaitForHorovodDriver(const Cluster& cluster) {
   auto driver = cluster.find("driver");
   if (driver == cluster.end() || driver->second.empty()) return Status::Ok();
   const std::string& address = driver->second.front();
-  size_t colon = address.rfind(':');
-  int port = colon == std::string::npos
-                 ? 0
-                 : static_cast<int>(ParseInt64(address.substr(colon + 1)).value_or(0));
-  if (port <= 0) return Internal("bad driver address " + address);
+  auto driver_address = ParseHostPort(address, "the horovod driver's address");
+  if (!driver_address.ok()) return Internal(driver_address.status().message());
   TONY_LOG(kInfo) << "waiting for the horovod rendezvous at " << address;
-  if (!WaitForTcpListener(address.substr(0, colon), port, kHorovodDriverWaitMs)) {
+  if (!WaitForTcpListener(driver_address->host, driver_address->port, kHorovodDriverWaitMs)) {
     return DeadlineExceeded("the horovod driver at " + address +
                             " did not serve the rendezvous within 120 s");
   }
@@ -326,7 +323,7 @@ std::vector<HorovodSlot> HorovodSlots(const std::vector<std::string>& workers) {
   std::vector<HorovodSlot> slots(workers.size());
   std::vector<int> seen_on_host(hosts.size(), 0);
   for (size_t i = 0; i < workers.size(); ++i) {
-    std::string host = SplitHostPort(workers[i]).first;
+    std::string host = PeerHost(workers[i]);
     size_t h = 0;
     int first_rank = 0;
     while (hosts[h].host != host) first_rank += hosts[h++].workers;
@@ -372,9 +369,7 @@ Result<EnvMap> HorovodEnv(const TaskEnvInput& in) {
     return env;
   }
   for (const auto& address : workers->second) {
-    if (SplitHostPort(address).first.empty()) {
-      return InvalidArgument("malformed address in cluster spec: " + address);
-    }
+    TONY_RETURN_IF_ERROR(ParseHostPort(address, "a worker's address in the cluster spec").status());
   }
   auto driver = in.cluster.find("driver");
   std::string rendezvous = driver != in.cluster.end() && !driver->second.empty()
@@ -393,13 +388,12 @@ Result<EnvMap> HorovodEnv(const TaskEnvInput& in) {
   } else {
     slot = HorovodSlots(workers->second)[in.index];
   }
-  auto [rdzv_host, rdzv_port] = SplitHostPort(rendezvous);
-  if (rdzv_host.empty()) return InvalidArgument("malformed address in cluster spec: " + rendezvous);
+  TONY_ASSIGN_OR_RETURN(HostPort rdzv, ParseHostPort(rendezvous, "the horovod rendezvous address"));
   env["HOROVOD_CONTROLLER"] = "gloo";
   env["HOROVOD_CPU_OPERATIONS"] = "gloo";
   env["HOROVOD_GLOO_TIMEOUT_SECONDS"] = "2000";
-  env["HOROVOD_GLOO_RENDEZVOUS_ADDR"] = rdzv_host;
-  env["HOROVOD_GLOO_RENDEZVOUS_PORT"] = rdzv_port;
+  env["HOROVOD_GLOO_RENDEZVOUS_ADDR"] = rdzv.host;
+  env["HOROVOD_GLOO_RENDEZVOUS_PORT"] = std::to_string(rdzv.port);
   env["HOROVOD_HOSTNAME"] = slot.hostname;
   env["HOROVOD_RANK"] = std::to_string(slot.rank);
   env["HOROVOD_SIZE"] = std::to_string(slot.size);

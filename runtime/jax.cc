@@ -11,6 +11,7 @@
 // Process 0 is the first task of ProcessGroupRoles (chief, else worker 0); its reserved port is
 // the coordinator's, which jax binds in process 0 beside the executor's SO_REUSEPORT hold
 // (HoldsTaskPort).
+#include "common/net.h"
 #include "runtime/frameworks.h"
 #include "runtime/peers.h"
 #include "runtime/runtime.h"
@@ -46,17 +47,16 @@ Result<EnvMap> JaxEnv(const TaskEnvInput& in) {
   env["CLUSTER_SPEC"] = ClusterSpecJson(in.cluster);
   GroupPosition group = PositionInGroup(in.cluster, in.role, in.index);
   if (group.size == 0) return env;
-  auto [host, port] = SplitHostPort(group.first_address);
-  if (host.empty()) {
-    return InvalidArgument("malformed address in cluster spec: " + group.first_address);
-  }
+  TONY_ASSIGN_OR_RETURN(
+      HostPort coordinator,
+      ParseHostPort(group.first_address, "the jax coordinator's address in the cluster spec"));
   const std::string count = std::to_string(group.size);
   env["JAX_COORDINATOR_ADDRESS"] = group.first_address;
-  env["JAX_COORDINATOR_PORT"] = port;
+  env["JAX_COORDINATOR_PORT"] = std::to_string(coordinator.port);
   env["JAX_NUM_PROCESSES"] = count;
   env["JAX_PROCESS_COUNT"] = count;
-  env["COORDINATOR_ADDRESS"] = host;
-  env["COORDINATOR_PORT"] = port;
+  env["COORDINATOR_ADDRESS"] = coordinator.host;
+  env["COORDINATOR_PORT"] = std::to_string(coordinator.port);
   env["NUM_PROCESSES"] = count;
   if (group.rank >= 0) {
     const std::string id = std::to_string(group.rank);

@@ -3,6 +3,7 @@
 // TonY maps job names straight to DMLC roles: the `scheduler`, `server` and `worker` roles. ps-lite
 // connects to the scheduler by IP address, so the scheduler's host is resolved here; its port is
 // the one the scheduler's executor reserved and released for the scheduler process to bind.
+#include "common/net.h"
 #include "runtime/frameworks.h"
 #include "runtime/peers.h"
 #include "runtime/runtime.h"
@@ -61,17 +62,16 @@ Result<EnvMap> MxnetEnv(const TaskEnvInput& in) {
         "tony.application.framework = mxnet needs a scheduler task in the cluster spec "
         "(set tony.scheduler.instances = 1)");
   }
-  auto [host, port] = SplitHostPort(scheduler->second.front());
-  if (host.empty()) {
-    return InvalidArgument("malformed address in cluster spec: " + scheduler->second.front());
-  }
-  Result<std::string> ip = ResolveIpv4(host);
+  TONY_ASSIGN_OR_RETURN(HostPort address,
+                        ParseHostPort(scheduler->second.front(),
+                                      "the mxnet scheduler's address in the cluster spec"));
+  Result<std::string> ip = ResolveIpv4(address.host);
   if (!ip.ok()) return ip.status().WithContext("DMLC_PS_ROOT_URI for the mxnet scheduler");
   // Built as one initializer list: gcc 12's -Wrestrict misfires on assigning a short literal
   // to a map element here.
   EnvMap dmlc = {{"DMLC_ROLE", in.role},
                  {"DMLC_PS_ROOT_URI", *ip},
-                 {"DMLC_PS_ROOT_PORT", port},
+                 {"DMLC_PS_ROOT_PORT", std::to_string(address.port)},
                  {"DMLC_NUM_SERVER", std::to_string(RoleSize(in.cluster, "server"))},
                  {"DMLC_NUM_WORKER", std::to_string(RoleSize(in.cluster, "worker"))},
                  {"DMLC_LOCAL", "0"}};

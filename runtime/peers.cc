@@ -5,12 +5,13 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "common/net.h"
+
 namespace tony::runtime {
 
-std::pair<std::string, std::string> SplitHostPort(const std::string& address) {
-  size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return {"", ""};
-  return {address.substr(0, colon), address.substr(colon + 1)};
+std::string PeerHost(const std::string& address) {
+  auto parsed = ParseHostPort(address, "");
+  return parsed.ok() ? parsed->host : "";
 }
 
 std::vector<std::string> ProcessGroupRoles(const Cluster& cluster) {

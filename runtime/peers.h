@@ -12,8 +12,9 @@
 
 namespace tony::runtime {
 
-// "host:port" -> {host, port}; a malformed entry (no colon) yields an empty host.
-std::pair<std::string, std::string> SplitHostPort(const std::string& address);
+// The host of a cluster spec entry ("host:port", read by common/net.h's ParseHostPort); empty
+// when the entry is not host:port.
+std::string PeerHost(const std::string& address);
 
 // The roles whose tasks form one process group (PyTorch, JAX), in rank order: Kubeflow's master
 // (tony's chief) first, then the workers. Other roles (ps, evaluator, sidecars) are not members.

@@ -1,5 +1,6 @@
 // PyTorch: torchrun's (and Kubeflow's) variables, each task being a torchrun node of
 // tony.<role>.nproc-per-task local processes, plus TonY's INIT_METHOD, RANK and WORLD.
+#include "common/net.h"
 #include "runtime/frameworks.h"
 #include "runtime/peers.h"
 #include "runtime/runtime.h"
@@ -42,10 +43,10 @@ Result<EnvMap> PyTorchEnv(const TaskEnvInput& in) {
     world_size += count * nproc;
   }
   const std::string& master = in.cluster.at(rank_roles.front()).front();
-  auto [master_host, master_port] = SplitHostPort(master);
-  if (master_host.empty()) return InvalidArgument("malformed address in cluster spec: " + master);
-  env["MASTER_ADDR"] = master_host;
-  env["MASTER_PORT"] = master_port;
+  TONY_ASSIGN_OR_RETURN(HostPort master_address,
+                        ParseHostPort(master, "the pytorch master's address in the cluster spec"));
+  env["MASTER_ADDR"] = master_address.host;
+  env["MASTER_PORT"] = std::to_string(master_address.port);
   env["WORLD_SIZE"] = std::to_string(world_size);
   env["WORLD"] = std::to_string(world_size);
   env["INIT_METHOD"] = "tcp://" + master;

@@ -83,16 +83,6 @@ int AmRmKeyId(const security::Token& token) {
 
 }  // namespace
 
-Result<std::pair<std::string, uint16_t>> ParseHostPort(std::string_view address) {
-  size_t colon = address.rfind(':');
-  auto port =
-      colon == std::string_view::npos ? std::nullopt : ParseInt64(address.substr(colon + 1));
-  if (!port || *port <= 0 || *port > 65535 || colon == 0) {
-    return InvalidArgument("expected host:port, got \"" + std::string(address) + "\"");
-  }
-  return std::make_pair(std::string(address.substr(0, colon)), static_cast<uint16_t>(*port));
-}
-
 pb::ApplicationSubmissionContextProto BuildSubmissionContext(const Submission& s) {
   pb::ApplicationSubmissionContextProto c;
   *c.mutable_application_id() = s.application_id;
@@ -370,7 +360,7 @@ Result<pb::AllocateResponseProto> AmRmClient::AllocateOnce(float progress) {
     security::Token token = FromProto(r.am_rm_token());
     TONY_LOG(kInfo) << "the ResourceManager rolled the AMRMToken to master key " << AmRmKeyId(token)
                     << "; reconnecting to the scheduler with it";
-    rpc_.SetToken(std::move(token));
+    rpc_.SetToken(token);
     rpc_.CloseConnection();
   }
   return r;

@@ -37,9 +37,6 @@ inline constexpr char kMasterProtocol[] = "org.apache.hadoop.yarn.api.Applicatio
 inline constexpr char kContainerProtocol[] =
     "org.apache.hadoop.yarn.api.ContainerManagementProtocolPB";
 
-// "host:port" -> pair; kInvalidArgument when malformed.
-Result<std::pair<std::string, uint16_t>> ParseHostPort(std::string_view address);
-
 // What a TonY application asks for (§4.3 ApplicationSubmissionContextProto).
 struct Submission {
   pb::ApplicationIdProto application_id;

@@ -4,8 +4,8 @@
 #include <tuple>
 
 #include "common/files.h"
+#include "common/net.h"
 #include "common/strings.h"
-#include "hadoop/yarn/clients.h"
 
 namespace tony::hadoop {
 namespace {
@@ -38,10 +38,14 @@ Status CheckAddress(const Configuration& c, const std::string& key, const std::s
                            ": Hadoop replaces _HOST only in Kerberos principals; give the "
                            "server's host name");
   }
-  auto hp = yarn::ParseHostPort(value);
-  if (!hp.ok())
-    return InvalidArgument(key + " in " + SourceOf(c, key, file) + ": " + hp.status().message());
-  return Status::Ok();
+  return ParseHostPort(value, key + " in " + SourceOf(c, key, file)).status();
+}
+
+// DFSUtil.getInfoServer: a NameNode web address on the wildcard host (0.0.0.0:<port>) is reached
+// at the NameNode's RPC host. `address` has been checked.
+void WithRpcHost(const HostPort& rpc, std::string& address) {
+  auto web = ParseHostPort(address, "");
+  if (web.ok() && web->host == "0.0.0.0") address = HostPort{rpc.host, web->port}.ToString();
 }
 
 Result<std::optional<bool>> BoolKey(const Configuration& c, const std::string& key,
@@ -177,20 +181,20 @@ Status LoadNameNodes(ClusterConf& cc) {
                            SourceOf(c, "fs.defaultFS", core_site) +
                            ": expected hdfs://<host>[:port] or hdfs://<nameservice>");
   }
+  TONY_ASSIGN_OR_RETURN(
+      Authority parsed,
+      ParseAuthority(authority, "fs.defaultFS in " + SourceOf(c, "fs.defaultFS", core_site)));
   auto nameservices = SplitTrimmed(c.GetOr("dfs.nameservices", ""), ',');
-  bool is_nameservice =
-      authority.find(':') == std::string::npos &&
-      (std::find(nameservices.begin(), nameservices.end(), authority) != nameservices.end() ||
-       c.Get("dfs.ha.namenodes." + authority).has_value());
+  bool is_nameservice = !parsed.port && (std::find(nameservices.begin(), nameservices.end(),
+                                                   authority) != nameservices.end() ||
+                                         c.Get("dfs.ha.namenodes." + authority).has_value());
   if (!is_nameservice) {
     NameNodeAddresses nn;
-    nn.rpc_address = authority.find(':') == std::string::npos
-                         ? authority + ":" + std::to_string(kNameNodeRpcPort)
-                         : authority;
+    HostPort rpc{parsed.host, parsed.port.value_or(kNameNodeRpcPort)};
+    nn.rpc_address = rpc.ToString();
     TONY_RETURN_IF_ERROR(CheckAddress(c, "fs.defaultFS", nn.rpc_address, core_site));
-    auto rpc = yarn::ParseHostPort(nn.rpc_address);
-    cc.fs_host = rpc->first;
-    cc.fs_port = rpc->second;
+    cc.fs_host = rpc.host;
+    cc.fs_port = rpc.port;
     // The address WebHDFS uses must be valid; the other one is kept only when it is (an
     // HTTPS_ONLY NameNode's http-address may say port 0: nothing listens there).
     for (auto [key, fallback, out, needed] :
@@ -204,8 +208,7 @@ Status LoadNameNodes(ClusterConf& cc) {
         out->clear();
         continue;
       }
-      // DFSUtil.getInfoServer: a wildcard HTTP host means "the NameNode's RPC host".
-      if (StartsWith(*out, "0.0.0.0:")) *out = cc.fs_host + out->substr(7);
+      WithRpcHost(rpc, *out);
     }
     cc.namenodes.push_back(std::move(nn));
     return Status::Ok();
@@ -243,11 +246,7 @@ Status LoadNameNodes(ClusterConf& cc) {
         out->clear();
         continue;
       }
-      if (StartsWith(*out, "0.0.0.0:") && !nn.rpc_address.empty()) {
-        if (auto rpc = yarn::ParseHostPort(nn.rpc_address); rpc.ok()) {
-          *out = rpc->first + out->substr(7);
-        }
-      }
+      if (auto rpc = ParseHostPort(nn.rpc_address, rpc_key); rpc.ok()) WithRpcHost(*rpc, *out);
     }
     cc.namenodes.push_back(std::move(nn));
   }
@@ -382,10 +381,9 @@ Result<std::vector<ipc::ServerAddress>> ToServers(const std::vector<std::string>
                                                   const std::string& key) {
   std::vector<ipc::ServerAddress> out;
   for (size_t i = 0; i < addresses.size(); ++i) {
-    auto hp = yarn::ParseHostPort(addresses[i]);
-    if (!hp.ok()) return hp.status().WithContext(key);
+    TONY_ASSIGN_OR_RETURN(HostPort hp, ParseHostPort(addresses[i], key));
     std::string name = i < ids.size() && !ids[i].empty() ? ids[i] : addresses[i];
-    out.push_back({name, hp->first, hp->second});
+    out.push_back({name, hp.host, hp.port});
   }
   if (out.empty()) return InvalidArgument(key + ": no address");
   return out;

@@ -195,6 +195,25 @@ TEST(ClusterConfTest, HostPlaceholderInAnAddressIsAnErrorThatNamesTheKey) {
       << c.status().message();
 }
 
+TEST(ClusterConfTest, AnIpv6NameNodeInBracketsAndABadPortThatNamesTheFile) {
+  auto c = ParseClusterConf(
+      Site({{"fs.defaultFS", "hdfs://[::1]:9000"}, {"dfs.namenode.http-address", "0.0.0.0:9870"}}),
+      "/conf");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->fs_host, "::1");
+  EXPECT_EQ(c->fs_port, 9000);
+  ASSERT_EQ(c->namenodes.size(), 1u);
+  EXPECT_EQ(c->namenodes[0].rpc_address, "[::1]:9000");
+  EXPECT_EQ(c->namenodes[0].http_address, "[::1]:9870");  // the wildcard is the RPC host
+
+  auto bad =
+      ParseClusterConf(Site({{"fs.defaultFS", "hdfs://nn:http"}}, "/conf/core-site.xml"), "/conf");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "fs.defaultFS in /conf/core-site.xml: expected host[:port], got \"nn:http\": the port "
+            "\"http\" is not a number");
+}
+
 TEST(ClusterConfTest, ServerPrincipalReplacesHostOnlyInTheHostComponent) {
   EXPECT_EQ(ServerPrincipal("rm/_HOST@EXAMPLE.COM", "Master1.Example.com"),
             "rm/master1.example.com@EXAMPLE.COM");

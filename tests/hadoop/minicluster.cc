@@ -13,6 +13,7 @@
 
 #include "common/files.h"
 #include "common/log.h"
+#include "common/net.h"
 #include "common/process.h"
 #include "common/strings.h"
 
@@ -118,12 +119,8 @@ Result<std::string> MiniCluster::Property(const std::string& file, const std::st
 Result<std::pair<std::string, uint16_t>> MiniCluster::Address(const std::string& file,
                                                               const std::string& key) const {
   TONY_ASSIGN_OR_RETURN(std::string value, Property(file, key));
-  size_t colon = value.rfind(':');
-  auto port = colon == std::string::npos ? std::nullopt : ParseInt64(value.substr(colon + 1));
-  if (!port || *port <= 0 || *port > 65535) {
-    return InvalidArgument(key + " = '" + value + "' is not host:port");
-  }
-  return std::make_pair(value.substr(0, colon), static_cast<uint16_t>(*port));
+  TONY_ASSIGN_OR_RETURN(HostPort address, ParseHostPort(value, key + " in " + file));
+  return std::make_pair(address.host, address.port);
 }
 
 }  // namespace tony::testing

@@ -36,6 +36,18 @@ TEST(NameNodeUriTest, OtherSchemesAndBadPortsNameTheKeyAndValue) {
   }
 }
 
+TEST(NameNodeUriTest, AnIpv6NameNodeInBracketsAndWhyAPortIsBad) {
+  auto v6 = ParseNameNodeUri("hdfs://[fe80::1]:8020/x", "tony.other.namenodes");
+  ASSERT_TRUE(v6.ok()) << v6.status().ToString();
+  EXPECT_EQ(v6->host, "fe80::1");
+  EXPECT_EQ(v6->port, 8020);
+  auto bad = ParseNameNodeUri("hdfs://nn2:99999", "tony.other.namenodes");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "tony.other.namenodes: \"hdfs://nn2:99999\": expected host[:port], got \"nn2:99999\": "
+            "the port 99999 is not in 1-65535");
+}
+
 TEST(NameNodeUriTest, AnOpenClusterNeedsNoTokens) {
   hadoop::ClusterConf cluster;
   ClientSecurity open;  // no Kerberos login
