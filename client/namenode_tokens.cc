@@ -15,7 +15,7 @@ Result<security::Token> RpcToken(const hadoop::ClusterConf& cluster, const Clien
   hadoop::hdfs::NameNodeRpcTarget target;
   target.host = host;
   target.port = static_cast<uint16_t>(port);
-  std::string principal = cluster.raw.GetOr("dfs.namenode.kerberos.principal", "");
+  const std::string& principal = cluster.namenode_principal;
   if (principal.empty()) {
     return FailedPrecondition("dfs.namenode.kerberos.principal is not set in " + cluster.conf_dir +
                               "/hdfs-site.xml");
@@ -36,8 +36,7 @@ Result<security::Token> NameserviceToken(const hadoop::ClusterConf& cluster,
                                          const std::string& renewer) {
   Status last;
   for (const std::string& id : ids) {
-    std::string key = "dfs.namenode.rpc-address." + ns + "." + id;
-    auto address = ParseHostPort(cluster.raw.GetOr(key, ""), key);
+    auto address = cluster.NameNodeRpcAddress(ns, id);
     if (!address.ok()) {
       last = address.status();
       continue;
@@ -73,7 +72,7 @@ Result<security::Token> TokenFor(const hadoop::ClusterConf& cluster, const Clien
     t.service = TokenService(uri.host, port);
     return t;
   }
-  auto ids = SplitTrimmed(cluster.raw.GetOr("dfs.ha.namenodes." + uri.host, ""), ',');
+  auto ids = cluster.NameNodeIds(uri.host);
   if (uri.port < 0 && !ids.empty()) {
     return NameserviceToken(cluster, login, uri.host, ids, renewer);
   }
@@ -84,7 +83,7 @@ Result<security::Token> TokenFor(const hadoop::ClusterConf& cluster, const Clien
 std::string ServiceOf(const hadoop::ClusterConf& cluster, const NameNodeUri& uri) {
   if (uri.scheme == "webhdfs" || uri.scheme == "swebhdfs")
     return TokenService(uri.host, WebPort(uri));
-  if (uri.port < 0 && !cluster.raw.GetOr("dfs.ha.namenodes." + uri.host, "").empty()) {
+  if (uri.port < 0 && !cluster.NameNodeIds(uri.host).empty()) {
     return "ha-hdfs:" + uri.host;
   }
   return TokenService(uri.host, uri.port > 0 ? uri.port : 8020);

@@ -204,23 +204,6 @@ Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
   return Status::Ok();
 }
 
-// Whether the scheduler counts vcores when it places a container: CapacityScheduler's default
-// calculator places by memory alone (vcores then never keep a job from running), its
-// DominantResourceCalculator and the FairScheduler count them. The calculator is set in
-// capacity-scheduler.xml, which a client's conf dir may carry beside yarn-site.xml.
-bool SchedulerCountsVcores(const Cluster& c) {
-  Configuration scheduler = c.conf.raw;
-  std::string file = JoinPath(c.conf.conf_dir, "capacity-scheduler.xml");
-  if (!c.conf.conf_dir.empty() && PathExists(file)) {
-    WarnIfFailed(scheduler.AddFile(file), "the fit check",
-                 "it takes the scheduler to place containers by memory alone");
-  }
-  std::string calculator = scheduler.GetOr("yarn.scheduler.capacity.resource-calculator", "");
-  std::string kind = scheduler.GetOr("yarn.resourcemanager.scheduler.class", "");
-  return calculator.find("DominantResourceCalculator") != std::string::npos ||
-         kind.find("FairScheduler") != std::string::npos;
-}
-
 // The queue's maximum share of the cluster: CapacityScheduler's absolute maximum capacity of the
 // default partition where it reports one (QueueConfigurationsProto), else maximumCapacity (which
 // CapacityScheduler gives relative to the parent queue: for a queue under another than root an
@@ -258,11 +241,14 @@ Status CheckClusterFits(yarn::ApplicationClient& rm, const Cluster& c, const Con
     std::cerr << "tony: warning: " << *skipped << "\n";
     return Status::Ok();
   }
-  in.count_vcores = SchedulerCountsVcores(c);
+  // Vcores never keep a job from running on a scheduler that places by memory alone.
+  hadoop::SchedulerConf scheduler = hadoop::ReadSchedulerConf(c.conf);
+  WarnIfFailed(scheduler.capacity_scheduler_error, "the fit check",
+               "it takes the scheduler to place containers by memory alone");
+  in.count_vcores = scheduler.counts_vcores;
   // The scheduler rounds every ask up to its minimum allocation; only where yarn-site says it.
-  int64_t min_allocation_mb =
-      ParseInt64(c.conf.raw.GetOr("yarn.scheduler.minimum-allocation-mb", "")).value_or(0);
-  in.gangs = JobGangs(spec, conf, conf.GetOr("tony.application.node-label", ""), min_allocation_mb);
+  in.gangs = JobGangs(spec, conf, conf.GetOr("tony.application.node-label", ""),
+                      scheduler.min_allocation_mb);
   if (auto queue = rm.GetQueueInfo(spec.queue); queue.ok()) {
     in.queue = QueueShare(*queue, spec.queue);
   } else {

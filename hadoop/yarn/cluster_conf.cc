@@ -217,7 +217,7 @@ Status LoadNameNodes(ClusterConf& cc) {
   cc.fs_host = authority;
   cc.fs_port = -1;  // java.net.URI's "no port": hdfs://<ns>/path (§5 LocalResource URL)
   const std::string ids_key = "dfs.ha.namenodes." + authority;
-  auto ids = SplitTrimmed(c.GetOr(ids_key, ""), ',');
+  auto ids = cc.NameNodeIds(authority);
   if (ids.empty()) {
     // A nameservice of one NameNode (federation without HA): the keys end in .<ns>.
     ids.push_back("");
@@ -290,6 +290,33 @@ std::vector<std::string> ClusterConf::NameNodeWebAddresses() const {
   return out;
 }
 
+std::vector<std::string> ClusterConf::NameNodeIds(const std::string& ns) const {
+  return SplitTrimmed(raw.GetOr("dfs.ha.namenodes." + ns, ""), ',');
+}
+
+Result<HostPort> ClusterConf::NameNodeRpcAddress(const std::string& ns,
+                                                 const std::string& id) const {
+  const std::string key = "dfs.namenode.rpc-address." + ns + "." + id;
+  return ParseHostPort(raw.GetOr(key, ""),
+                       key + " in " + SourceOf(raw, key, JoinPath(conf_dir, "hdfs-site.xml")));
+}
+
+SchedulerConf ReadSchedulerConf(const ClusterConf& cluster) {
+  SchedulerConf s;
+  Configuration scheduler = cluster.raw;
+  const std::string file = JoinPath(cluster.conf_dir, "capacity-scheduler.xml");
+  if (!cluster.conf_dir.empty() && PathExists(file)) {
+    s.capacity_scheduler_error = scheduler.AddFile(file);  // adds nothing when it fails
+  }
+  std::string calculator = scheduler.GetOr("yarn.scheduler.capacity.resource-calculator", "");
+  std::string kind = scheduler.GetOr("yarn.resourcemanager.scheduler.class", "");
+  s.counts_vcores = calculator.find("DominantResourceCalculator") != std::string::npos ||
+                    kind.find("FairScheduler") != std::string::npos;
+  s.min_allocation_mb =
+      ParseInt64(cluster.raw.GetOr("yarn.scheduler.minimum-allocation-mb", "")).value_or(0);
+  return s;
+}
+
 std::string HadoopConfDir() {
   for (const char* var : {"HADOOP_CONF_DIR", "YARN_CONF_DIR"}) {
     const char* v = std::getenv(var);
@@ -329,6 +356,7 @@ Status LoadSecurity(ClusterConf& c) {
   if (!protection.ok()) return protection.status().WithContext(c.conf_dir);
   c.rpc_protection = *protection;
   c.rm_principal = c.raw.GetOr("yarn.resourcemanager.principal", "");
+  c.namenode_principal = c.raw.GetOr("dfs.namenode.kerberos.principal", "");
   if (c.kerberos && c.rm_principal.empty()) {
     return InvalidArgument("hadoop.security.authentication is kerberos in " + c.conf_dir +
                            " but yarn.resourcemanager.principal is not set");

@@ -1,6 +1,7 @@
 // The addresses a YARN client and AM need, from a cluster's Hadoop XML files (core-site.xml,
 // yarn-site.xml, hdfs-site.xml), read with the same XML code as tony.xml (config/, which also
-// expands ${var} references as Hadoop does).
+// expands ${var} references as Hadoop does). The one reader of those files: code outside hadoop/
+// takes what it needs of them (other nameservices' NameNodes, the scheduler's settings) from here.
 //
 // High availability, as Hadoop's clients read it:
 //  - ResourceManagers: with yarn.resourcemanager.ha.enabled, one entry per id of
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "common/net.h"
 #include "common/status.h"
 #include "config/configuration.h"
 #include "hadoop/hdfs/tls.h"
@@ -73,6 +75,7 @@ struct ClusterConf {
   bool kerberos = false;
   std::vector<ipc::Qop> rpc_protection{ipc::Qop::kAuthentication};
   std::string rm_principal;
+  std::string namenode_principal;   // dfs.namenode.kerberos.principal (may say _HOST); may be empty
   bool webhdfs_https = false;       // dfs.http.policy is HTTPS_ONLY
   bool yarn_https = false;          // yarn.http.policy is HTTPS_ONLY
   hdfs::TrustStoreFile ssl_client;  // ssl-client.xml's trust store; location empty: none
@@ -95,7 +98,26 @@ struct ClusterConf {
   std::vector<std::string> NameNodeWebAddresses() const;
   // "https" with webhdfs_https, else "http".
   std::string WebHdfsScheme() const { return webhdfs_https ? "https" : "http"; }
+
+  // The NameNode ids of nameservice `ns` in this client's hdfs-site.xml (dfs.ha.namenodes.<ns>),
+  // for fs.defaultFS's nameservice and any other; empty when it lists none.
+  std::vector<std::string> NameNodeIds(const std::string& ns) const;
+  // dfs.namenode.rpc-address.<ns>.<id>; an error names the key and its file.
+  Result<HostPort> NameNodeRpcAddress(const std::string& ns, const std::string& id) const;
 };
+
+// What the client's fit check needs to know of the scheduler (client/fit_check.h), from
+// yarn-site.xml and the conf dir's capacity-scheduler.xml when it has one.
+struct SchedulerConf {
+  // Whether the scheduler counts vcores when it places a container: CapacityScheduler's default
+  // calculator places by memory alone, its DominantResourceCalculator and the FairScheduler
+  // count them.
+  bool counts_vcores = false;
+  int64_t min_allocation_mb = 0;  // yarn.scheduler.minimum-allocation-mb; 0: unset or not a number
+  // Why capacity-scheduler.xml could not be read; its keys then count as unset.
+  Status capacity_scheduler_error;
+};
+SchedulerConf ReadSchedulerConf(const ClusterConf& cluster);
 
 // $HADOOP_CONF_DIR, else $YARN_CONF_DIR; empty when neither is set.
 std::string HadoopConfDir();
