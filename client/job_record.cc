@@ -1,7 +1,5 @@
 #include "client/job_record.h"
 
-#include <nlohmann/json.hpp>
-
 #include "client/render.h"
 #include "client/warnings.h"
 #include "common/clock.h"
@@ -30,16 +28,11 @@ rpc::JobStatus RecordJobEnd(const history::JobPaths& paths, rpc::JobStatus statu
     t.set_diagnostics(why + " while the task was " + t.state());
     t.set_state(core::TaskStateName(state));
     t.set_end_reason(why);
-    nlohmann::json e = {
-        {"time_ms", now},         {"task", t.role() + ":" + std::to_string(t.index())},
-        {"attempt", t.attempt()}, {"state", t.state()},
-        {"reason", why},          {"history_status", core::TonyHistoryStatus(state)}};
-    lines.push_back(e.dump());
+    history::TaskEvent e{t.role() + ":" + std::to_string(t.index()), t.attempt(), state};
+    e.reason = why;
+    lines.push_back(history::TaskEventLine(now, e));
   }
-  nlohmann::json job = {{"time_ms", status.end_wall_ms()},
-                        {"job", rpc::FinalStatus_Name(final_status)},
-                        {"message", message}};
-  lines.push_back(job.dump());
+  lines.push_back(history::JobEndLine(status.end_wall_ms(), final_status, message));
   // A full disk fails every line alike: said once.
   Warner warner;
   const std::string what = "the end of job " + BaseName(paths.root) + " is not fully recorded";

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/files.h"
@@ -658,10 +657,8 @@ void Coordinator::Finish(const core::FinishJob& finish) {
     persisted_version_ = -1;  // status.json's message says the history is incomplete
     PersistChanges();
   }
-  nlohmann::json e = {{"time_ms", end_wall_ms_},
-                      {"job", core::FinalStatusName(finish.status)},
-                      {"message", finish.message}};
-  NoteRecordError(history::AppendEvent(paths_, e.dump()));
+  NoteRecordError(history::AppendEvent(
+      paths_, history::JobEndLine(end_wall_ms_, ToRpc(finish.status), finish.message)));
   AnswerSpecWaiters(/*expire_only=*/true);
   // Every task has ended or outlived its stop grace; make sure no process of the job is left.
   // Posted so that the call being answered now (often the last ReportResult) goes out first.

@@ -3,7 +3,6 @@
 // (common/task_state.h). With tony.history.location set, the same changes also go to TonY's
 // history (history/tony_history.h). Runs on the coordinator's loop, like the rest of the shell.
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 
 #include "common/log.h"
 #include "common/strings.h"
@@ -12,24 +11,6 @@
 namespace tony {
 
 namespace {
-
-// An event line's start, and what an ended attempt adds to it: its exit, reason, TonY's name.
-nlohmann::json StateEvent(int64_t time_ms, const core::TaskId& id, int attempt,
-                          core::TaskState state) {
-  return {{"time_ms", time_ms},
-          {"task", id.ToString()},
-          {"attempt", attempt},
-          {"state", core::TaskStateName(state)}};
-}
-
-void AddEnd(nlohmann::json& e, core::TaskState state, std::optional<int> exit_code, int signal,
-            const std::string& end_reason) {
-  if (exit_code) e["exit_code"] = *exit_code;
-  if (signal > 0) e["signal"] = signal;
-  if (std::string exit = core::DescribeExit(exit_code, signal); !exit.empty()) e["exit"] = exit;
-  if (!end_reason.empty()) e["reason"] = end_reason;
-  e["history_status"] = core::TonyHistoryStatus(state);
-}
 
 // TASK_FINISHED's containerDiagnostic: how the attempt ended ("exit 3"), why, and the details the
 // executor sent (its stderr's last lines), one per line.
@@ -49,24 +30,28 @@ std::string Coordinator::StateKey(const core::TaskId& id, int attempt) {
 }
 
 void Coordinator::RecordTaskState(const core::TaskRecord& t, core::TaskState state) {
-  nlohmann::json e = StateEvent(WallMs(), t.id, t.attempt, state);
+  history::TaskEvent e{t.id.ToString(), t.attempt, state};
   if (state == core::TaskState::kRegistered) {
-    e["address"] = t.host + ":" + std::to_string(t.port);
+    e.address = t.host + ":" + std::to_string(t.port);
   } else if (state == core::TaskState::kStalled) {
-    e["reason"] = t.stall.substr(0, t.stall.find('\n'));
+    e.reason = t.stall.substr(0, t.stall.find('\n'));
   } else if (core::IsTerminal(state)) {
-    AddEnd(e, state, t.exit_code, t.signal, t.end_reason);
+    e.exit_code = t.exit_code;
+    e.signal = t.signal;
+    e.reason = t.end_reason;
   }
-  NoteRecordError(history::AppendEvent(paths_, e.dump()));
+  NoteRecordError(history::AppendEvent(paths_, history::TaskEventLine(WallMs(), e)));
   last_states_[StateKey(t.id, t.attempt)] = state;
   HistoryTaskState(t.id, t.attempt, state, t.host, t.container_id,
                    HistoryDiagnostic(t.exit_code, t.signal, t.end_reason, t.diagnostics));
 }
 
 void Coordinator::RecordPastAttempt(const core::TaskId& id, const core::PastAttempt& past) {
-  nlohmann::json e = StateEvent(WallMs(), id, past.attempt, past.state);
-  AddEnd(e, past.state, past.exit_code, past.signal, past.end_reason);
-  NoteRecordError(history::AppendEvent(paths_, e.dump()));
+  history::TaskEvent e{id.ToString(), past.attempt, past.state};
+  e.exit_code = past.exit_code;
+  e.signal = past.signal;
+  e.reason = past.end_reason;
+  NoteRecordError(history::AppendEvent(paths_, history::TaskEventLine(WallMs(), e)));
   last_states_[StateKey(id, past.attempt)] = past.state;
   HistoryTaskState(id, past.attempt, past.state, past.host, past.container_id,
                    HistoryDiagnostic(past.exit_code, past.signal, past.end_reason, ""));

@@ -177,6 +177,30 @@ Status AppendEvent(const JobPaths& paths, const std::string& json_line) {
   return Status::Ok();
 }
 
+std::string TaskEventLine(int64_t time_ms, const TaskEvent& event) {
+  nlohmann::json e = {{"time_ms", time_ms},
+                      {"task", event.task},
+                      {"attempt", event.attempt},
+                      {"state", core::TaskStateName(event.state)}};
+  if (!event.address.empty()) e["address"] = event.address;
+  if (event.exit_code) e["exit_code"] = *event.exit_code;
+  if (event.signal > 0) e["signal"] = event.signal;
+  if (!event.reason.empty()) e["reason"] = event.reason;
+  if (core::IsTerminal(event.state)) {
+    if (std::string exit = core::DescribeExit(event.exit_code, event.signal); !exit.empty()) {
+      e["exit"] = exit;
+    }
+    e["history_status"] = core::TonyHistoryStatus(event.state);
+  }
+  return e.dump();
+}
+
+std::string JobEndLine(int64_t time_ms, rpc::FinalStatus status, const std::string& message) {
+  nlohmann::json e = {
+      {"time_ms", time_ms}, {"job", rpc::FinalStatus_Name(status)}, {"message", message}};
+  return e.dump();
+}
+
 Result<std::string> ResolveJobDir(const std::string& id_or_path) {
   if (id_or_path.empty() || id_or_path == "." || id_or_path == "..") {
     return InvalidArgument("'" + id_or_path + "' is not a job id (tony status lists the jobs)");

@@ -13,11 +13,15 @@
 //     tasks/<role>-<index>/attempt-<n>/{stdout,stderr,executor.log,work/}
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/net.h"
 #include "common/status.h"
+#include "common/task_state.h"
 #include "rpc/spec_file.h"
 #include "rpc/tony.pb.h"
 
@@ -80,6 +84,26 @@ Result<std::string> JobStatusJson(const rpc::JobStatus& status);
 Status WriteJobStatus(const JobPaths& paths, const rpc::JobStatus& status);
 Result<rpc::JobStatus> ReadJobStatus(const JobPaths& paths);
 Status AppendEvent(const JobPaths& paths, const std::string& json_line);
+
+// events.jsonl's lines (docs/architecture.md, the table of files), built here only. A task
+// attempt's state change carries what the change knows: a registered task's address, a stall's
+// reason, an end's exit code or signal and reason; an end also gets "exit" (core::DescribeExit)
+// and TonY's history status.
+struct TaskEvent {
+  TaskEvent(std::string task, int attempt, core::TaskState state)
+      : task(std::move(task)), attempt(attempt), state(state) {}
+
+  std::string task;  // role:index
+  int attempt = 0;
+  core::TaskState state = core::TaskState::kNew;
+  std::string address;  // host:port; empty: none
+  std::optional<int> exit_code;
+  int signal = 0;  // 0: none
+  std::string reason;
+};
+std::string TaskEventLine(int64_t time_ms, const TaskEvent& event);
+// The last line: the job's end.
+std::string JobEndLine(int64_t time_ms, rpc::FinalStatus status, const std::string& message);
 
 // A job's directory from its id, a unique prefix of one, or a path to it; refuses ids that name no
 // single job (empty, ".", "..", a directory that is not a job's).
