@@ -145,6 +145,56 @@ def test_a_stopped_executor_is_lost_and_fails_the_job_leaving_nothing(minicluste
     assert_nothing_left(app_id, timeout=30)
 
 
+def am_process_of(app_id):
+    """The `tony am` process of the application (its AM container runs on this machine)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+        except OSError:
+            continue
+        if len(argv) > 1 and argv[0].endswith(b"/tony") and argv[1] == b"am" and app_id in cwd:
+            return int(entry)
+    return None
+
+
+def test_kill_9_of_the_am_fails_the_job_with_the_rm_s_reason_and_leaves_nothing(
+        minicluster, tmp_path):
+    """The coordinator itself dies (kill -9 of the AM: a crash, the OOM killer). The cluster has
+    one AM attempt per application, so the RM fails the application; the client says why, in
+    the RM's words, the tasks it saw running are LOST, and every container and process goes."""
+    tony, proc, d = start(tmp_path, minicluster, {})
+    try:
+        users = [pid_of(d, i, 0) for i in (0, 1)]
+        app_id = eventually(lambda: tony.running_job(tasks=2), timeout=60, what="both running")
+        am = eventually(lambda: am_process_of(app_id), timeout=30, what="the AM process")
+        os.kill(am, signal.SIGKILL)
+        out, err = proc.communicate(timeout=240)
+    finally:
+        (d / "go").touch()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1, out + err
+    app = rm_app(minicluster, app_id)
+    assert app["finalStatus"] == "FAILED", app
+    assert "137" in app["diagnostics"], app["diagnostics"]  # the AM container's SIGKILL
+    assert f"job {app_id} FAILED" in out, out
+    assert "137" in out, out  # the RM's reason reaches the user
+    # The AM that ran is gone for good: the client says it has only the RM's report.
+    assert f"the AM of {app_id}" in err and "did not give its final status" in err, err
+    status = tony.status(app_id)
+    assert [t["state"] for t in status["tasks"]] == ["LOST", "LOST"], status
+    assert all("the application ended without its coordinator reporting it" in t["end_reason"]
+               for t in status["tasks"]), status
+    eventually(lambda: all(gone(p) for p in users), timeout=60,
+               what="the tasks' user processes gone")
+    assert_nothing_left(app_id, timeout=30)
+
+
 def test_a_lost_node_is_replaced_uncounted_on_another_node(cluster, tmp_path):
     """A machine lost under a running task (the RM's liveness monitor expires its NodeManager, so
     the task's container ends with YARN's status -100): the task is replaced, whatever its restart
