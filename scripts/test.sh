@@ -31,6 +31,16 @@ trap 'status=$?; rm -rf "$TONY_HOME"; stage "end (exit $status)"' EXIT
 stage "unit and local-engine tests under ASan+UBSan"
 (cd build-asan && ctest -L 'unit|local' --output-on-failure -j 2)
 
-stage "all tests (release build)"
 cd build
-ctest --output-on-failure "$@"
+if [ $# -gt 0 ]; then
+  stage "tests (release build): ctest $*"
+  ctest --output-on-failure "$@"
+  exit
+fi
+# Every tier runs even when an earlier one failed, so that one run shows every failure.
+rc=0
+stage "unit and local-engine tests (release build), two at a time as under ASan"
+ctest -L 'unit|local' --output-on-failure -j 2 || rc=1
+stage "frameworks, yarn and secure tests (release build), one at a time"
+ctest -L 'frameworks|yarn|secure' --output-on-failure || rc=1
+exit $rc

@@ -241,6 +241,9 @@ def test_a_stopped_coordinator_is_declared_lost_at_the_configured_time(tony, tmp
         timeout=60, what="both user processes")
     users = [user_pid(tony, "worker", i) for i in (0, 1)]
     am_pid = [p for p, cmd in processes_mentioning(tony.home) if " am --job-dir " in cmd][0]
+    # The client applies the same bound and would kill the silent coordinator, whose death ends
+    # the executors too: stopped meanwhile, it leaves the executors to find the loss themselves.
+    os.kill(proc.pid, signal.SIGSTOP)
     stopped = time.monotonic()
     os.kill(am_pid, signal.SIGSTOP)
     try:
@@ -250,12 +253,14 @@ def test_a_stopped_coordinator_is_declared_lost_at_the_configured_time(tony, tmp
         # Never before the configured loss (within one interval); how soon after is the
         # executor's own message below (a timed upper bound would measure the machine's load).
         assert took >= 6 - 2 - 0.5, took
+        os.kill(proc.pid, signal.SIGCONT)
         rc, out, err = finish(proc, timeout=30)
     finally:
-        try:
-            os.kill(am_pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        for pid, sig in ((proc.pid, signal.SIGCONT), (am_pid, signal.SIGKILL)):
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
     assert rc == 1, out + err
     assert "the coordinator was unresponsive for 6 s" in out, out
     # Each executor says why it stopped its task and which keys (set where) made it give up.
