@@ -28,7 +28,9 @@ const std::vector<FlagSpec>& SubmitFlags() {
       {"proxy_user", true, false,
        "(yarn engine, Kerberos) run the job as this user on behalf of the login; the cluster's "
        "hadoop.proxyuser.* must allow it (tony.kerberos.proxy-user)"},
-      {"sidecar_tensorboard_log_dir", true, false, "(not yet supported)"},
+      {"sidecar_tensorboard_log_dir", true, false,
+       "run TensorBoard on this directory in a sidecar task `tensorboard`; its URL shows in the "
+       "status (tony.application.tensorboard-log-dir)"},
       {"debug", false, false,
        "keep the staged job (the job dir's staging/; on YARN its HDFS staging dir too) and say "
        "where it is"},

@@ -37,12 +37,6 @@ int RunSubmit(const std::vector<std::string>& args) {
     std::cerr << "tony: error: unexpected argument " << flags->positional[0] << "\n";
     return client::kExitBadInput;
   }
-  for (const char* unsupported : {"sidecar_tensorboard_log_dir"}) {
-    if (flags->Has(unsupported)) {
-      std::cerr << "tony: error: --" << unsupported << " is not supported by this build yet\n";
-      return client::kExitBadInput;
-    }
-  }
   client::SubmitOptions o;
   o.executes = flags->Get("executes");
   o.task_params = flags->Get("task_params");
@@ -57,6 +51,7 @@ int RunSubmit(const std::vector<std::string>& args) {
     if (!path.empty()) o.hdfs_classpath.push_back(path);
   }
   o.engine = flags->Get("engine");
+  o.sidecar_tensorboard_log_dir = flags->Get("sidecar_tensorboard_log_dir");
   o.principal = flags->Get("principal");
   o.keytab = flags->Get("keytab");
   o.proxy_user = flags->Get("proxy_user");

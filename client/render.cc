@@ -191,7 +191,11 @@ std::string RenderTaskTable(const rpc::JobStatus& status, size_t max_width) {
                                     t->log_url().empty() ? t->log_dir() : ""};
     for (size_t i = 0; i < row.size(); ++i) columns[i].cells.push_back(Cell(row[i]));
   }
-  return Layout(columns, max_width);
+  std::string out = Layout(columns, max_width);
+  if (!status.tensorboard_url().empty()) {
+    out += "TensorBoard: " + Printable(status.tensorboard_url()) + "\n";
+  }
+  return out;
 }
 
 bool IsFinished(const rpc::JobStatus& status) { return status.phase() == rpc::FINISHED; }
@@ -207,6 +211,17 @@ std::string RenderSummary(const rpc::JobStatus& status) {
   }
   if (!status.message().empty()) out += ": " + Printable(status.message());
   out += "\n";
+  // A failed task the job did not wait for (a sidecar such as TensorBoard) leaves the job's
+  // result as it is: its last line of diagnostics says what went wrong.
+  for (const auto& t : status.tasks()) {
+    if (t.tracked() || t.state() != "FAILED" || !Succeeded(status)) continue;
+    std::string_view why = t.diagnostics();
+    while (!why.empty() && why.back() == '\n') why.remove_suffix(1);
+    if (size_t nl = why.rfind('\n'); nl != std::string_view::npos) why.remove_prefix(nl + 1);
+    out += "  " + t.role() + ":" + std::to_string(t.index()) +
+           " failed (the job does not wait for it)" + (why.empty() ? "" : ": " + Printable(why)) +
+           "\n";
+  }
   return out;
 }
 
@@ -252,8 +267,12 @@ void StatusPrinter::Show(const rpc::JobStatus& status) {
       if (it == last_rows_.end() || it->second != row)
         std::cout << "  " << Printable(task) << " " << Cell(row) << "\n";
     }
+    if (status.tensorboard_url() != last_tensorboard_url_ && !IsFinished(status)) {
+      std::cout << "  TensorBoard: " << Printable(status.tensorboard_url()) << "\n";
+    }
     if (IsFinished(status)) std::cout << table;
   }
+  last_tensorboard_url_ = status.tensorboard_url();
   std::cout << std::flush;
   last_rows_ = std::move(rows);
 }

@@ -18,7 +18,8 @@ std::string Printable(std::string_view text);
 // ROLE INDEX STATE HOST:PORT EXIT REASON LOG, tasks in role then index order. EXIT is how the
 // user process ended ("exit 3", "signal 9 (SIGKILL)"), REASON why the task ended (README "Task
 // states"). With `max_width` > 0 every line fits it: the LOG column is cut first (keeping its
-// end), then LOG URL and REASON, then whole lines.
+// end), then LOG URL and REASON, then whole lines. A line "TensorBoard: <url>" follows when the
+// job has one (JobStatus::tensorboard_url).
 std::string RenderTaskTable(const rpc::JobStatus& status, size_t max_width = 0);
 // "exit 3", "signal 9 (SIGKILL)", or "" (no exit known).
 std::string ExitWords(const rpc::TaskStatus& task);
@@ -28,7 +29,8 @@ std::string ExitWords(const rpc::TaskStatus& task);
 std::string ReasonWords(const rpc::TaskStatus& task, const rpc::JobStatus& status);
 // Whether a task's state is an end (today's names, and FINISHED/KILLED/UNKNOWN of older files).
 bool TaskEnded(const std::string& state);
-// "job <id> SUCCEEDED" / "job <id> FAILED: <message>" plus the failed tasks' diagnostics.
+// "job <id> SUCCEEDED" / "job <id> FAILED: <message>"; after a success, one line per failed task
+// the job did not wait for (a sidecar), with the last line of its diagnostics.
 std::string RenderSummary(const rpc::JobStatus& status);
 bool IsFinished(const rpc::JobStatus& status);
 
@@ -48,6 +50,7 @@ class StatusPrinter {
   std::string last_table_;
   int lines_ = 0;
   std::map<std::string, std::string> last_rows_;  // "role:index" -> what was last shown
+  std::string last_tensorboard_url_;
 };
 bool Succeeded(const rpc::JobStatus& status);
 

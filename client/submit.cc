@@ -36,6 +36,7 @@
 #include "rpc/spec_file.h"
 #include "runtime/framework.h"
 #include "runtime/runtime.h"
+#include "runtime/tensorboard.h"
 
 namespace tony::client {
 namespace {
@@ -382,9 +383,15 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   if (!o.executes.empty()) {
     conf.Set("tony.containers.command", ComposeCommand(o, python), "--executes");
   }
+  if (!o.sidecar_tensorboard_log_dir.empty()) {
+    conf.Set(runtime::kTensorBoardLogDirKey, o.sidecar_tensorboard_log_dir,
+             "--sidecar_tensorboard_log_dir");
+  }
   // TonY's helper scripts run with tony.python-exec-path, which a job file may set instead.
-  TONY_RETURN_IF_ERROR(runtime::AddFrameworkRoles(
-      conf, python.empty() ? conf.GetOr("tony.python-exec-path", "") : python));
+  const std::string helper_python =
+      python.empty() ? conf.GetOr("tony.python-exec-path", "") : python;
+  TONY_RETURN_IF_ERROR(runtime::AddFrameworkRoles(conf, helper_python));
+  TONY_RETURN_IF_ERROR(runtime::AddTensorBoardSidecar(conf, helper_python));
   if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
   if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
   // spark-submit's flags for a keytab login; as --conf, they win over the files.

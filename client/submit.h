@@ -26,6 +26,8 @@ struct SubmitOptions {
   std::string keytab;                       // --keytab: tony.kerberos.keytab
   std::string proxy_user;                   // --proxy_user: tony.kerberos.proxy-user
   std::string tony_binary;                  // this executable
+  // --sidecar_tensorboard_log_dir: tony.application.tensorboard-log-dir (runtime/tensorboard.h)
+  std::string sidecar_tensorboard_log_dir;
   // --debug (TonY's): the staged job (the job dir's staging/, on YARN the HDFS staging dir too)
   // stays after the job; by default it goes once the job has ended.
   bool debug = false;

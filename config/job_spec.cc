@@ -480,6 +480,7 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.horovod_debug_driver = v.Bool("tony.horovod.driver.mode.debug");
   spec.python_venv = std::string(Trim(v.String("tony.python-venv")));
   spec.src_dir = std::string(Trim(v.String("tony.src-dir")));
+  spec.tensorboard_log_dir = std::string(Trim(v.String("tony.application.tensorboard-log-dir")));
   spec.skip_fit_check = v.Bool("tony.application.skip-fit-check");
   spec.am_memory_mb = v.Memory("tony.am.memory", 1);
   spec.am_vcores = v.Int("tony.am.vcores", 1);

@@ -137,6 +137,9 @@ struct JobSpec {
   std::string python_exec_path;             // tony.python-exec-path
   std::string python_venv;                  // tony.python-venv (path to the venv zip)
   std::string src_dir;                      // tony.src-dir (path to the src dir or archive)
+  // tony.application.tensorboard-log-dir (--sidecar_tensorboard_log_dir): what the sidecar
+  // TensorBoard reads (runtime/tensorboard.h); empty: no sidecar, the chief gets TB_PORT.
+  std::string tensorboard_log_dir;
   // tony.task.hold-port; unset: the framework decides (runtime::HoldsTaskPort).
   std::optional<bool> hold_port;
   // TonY's Hadoop for the tasks (README "HDFS data for tasks", executor/hadoop_env.h):

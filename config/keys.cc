@@ -114,9 +114,9 @@ void AddApplicationKeys(std::vector<KeySpec>& k) {
   k.push_back(Str("tony.application.hadoop.classpath", "",
                   "Comma-separated classpath entries ($VAR and {{VAR}} expanded, dir/* globbed) "
                   "that become the tasks' CLASSPATH instead of `hadoop classpath --glob`."));
-  k.push_back(Unsupported(
-      Str("tony.application.tensorboard-log-dir", "", "Enables the sidecar TensorBoard."),
-      "the sidecar TensorBoard is not implemented"));
+  k.push_back(Str("tony.application.tensorboard-log-dir", "",
+                  "Adds the sidecar `tensorboard` task, which runs TensorBoard on this "
+                  "directory; --sidecar_tensorboard_log_dir wins."));
   k.push_back(
       Unsupported(Str("tony.application.placement-spec", "", "App-level placement constraint."),
                   "YARN placement constraints are not implemented"));

@@ -17,6 +17,7 @@
 #include "rpc/client.h"
 #include "rpc/server_auth.h"
 #include "rpc/spec_file.h"
+#include "runtime/tensorboard.h"
 
 namespace tony {
 
@@ -396,6 +397,14 @@ void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
     return;
   }
   TONY_LOG(kInfo) << id.ToString() << " registered at " << req.host() << ":" << req.port();
+  if (req.tensorboard_port() > 0 &&
+      runtime::GetsTensorBoardPort(machine_.spec(), id.role, id.index)) {
+    // Before the dispatch: the status it makes visible carries the URL.
+    const bool v6 = req.host().find(':') != std::string::npos;
+    tensorboard_url_ = "http://" + (v6 ? "[" + req.host() + "]" : req.host()) + ":" +
+                       std::to_string(req.tensorboard_port());
+    TONY_LOG(kInfo) << "TensorBoard of " << id.ToString() << ": " << tensorboard_url_;
+  }
   // events.jsonl gets REGISTERED from PersistChanges, only if the state machine took it (a task
   // registering while the job stops stays ALLOCATED, and its user process never starts).
   Dispatch(core::TaskRegistered{id, req.task().attempt(), req.host(), req.port()});
@@ -588,6 +597,7 @@ rpc::JobStatus Coordinator::Snapshot() const {
   s.set_end_wall_ms(end_wall_ms_);
   s.set_engine(engine_ ? engine_->name() : "");
   s.set_job_dir(options_.job_dir);
+  s.set_tensorboard_url(tensorboard_url_);
   for (const auto& t : machine_.tasks()) {
     rpc::TaskStatus* ts = s.add_tasks();
     ts->set_role(t.id.role);

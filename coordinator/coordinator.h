@@ -191,6 +191,8 @@ class Coordinator final : public engine::EngineListener {
   std::map<std::string, ContainerTask> container_tasks_;
   std::map<std::string, std::string> log_urls_;  // container -> engine's log URL, if any
   std::map<std::string, std::string> nodes_;     // container -> engine's node name, if any
+  // JobStatus::tensorboard_url: where the task with TB_PORT registered it (its latest attempt).
+  std::string tensorboard_url_;
   // "role:index#attempt" -> the metrics its executor last sent (heartbeats, then its report).
   std::map<std::string, std::vector<rpc::Metric>> metrics_;
   // When status.json last got new metrics: rewritten for them at most once a second (a change of

@@ -20,6 +20,7 @@
 #include "rpc/client.h"
 #include "rpc/spec_file.h"
 #include "runtime/framework.h"
+#include "runtime/tensorboard.h"
 
 namespace tony {
 namespace {
@@ -101,6 +102,14 @@ int RunExecutor() {
   }
   auto port = ReservedPort::Reserve(0, hold);
   if (!port.ok()) return Fail(port.status().message());
+  if (runtime::GetsTensorBoardPort(spec, id.role, id.index) &&
+      !runtime::TensorBoardOnTaskPort(spec, id.role)) {
+    // TonY's chief reserves a second port for a TensorBoard of its own (TB_PORT), held as the
+    // task's port is; TensorBoard binds it with TB_SERVER_REUSE_PORT=true.
+    auto tb = ReservedPort::Reserve(0, hold);
+    if (!tb.ok()) return Fail(tb.status().WithContext("reserving TB_PORT").message());
+    options.tensorboard_port = std::move(tb).value();
+  }
 
   options.registry_timeout_ms = spec.registry_timeout_ms;
   TaskRun task(loop, control, spec, *role, id, std::move(port).value(), std::move(options));

@@ -14,6 +14,7 @@
 #include "executor/hadoop_env.h"
 #include "executor/python_stacks.h"
 #include "runtime/framework.h"
+#include "runtime/tensorboard.h"
 
 namespace tony {
 namespace {
@@ -81,6 +82,7 @@ void TaskRun::SendRegister() {
   *req.mutable_task() = id_.Ref();
   req.set_host(id_.host);
   req.set_port(port_.port());
+  if (const ReservedPort* tb = TensorBoardPort()) req.set_tensorboard_port(tb->port());
   control_.RegisterTask(req, kRpcTimeoutMs, [this](const Status& s) { OnRegistered(s); });
 }
 
@@ -155,6 +157,7 @@ void TaskRun::OnSpec(Result<rpc::GetClusterSpecResponse> resp) {
   } else {
     port_.Release();  // as late as possible: the user process binds it next (TonY #366)
   }
+  if (!options_.tensorboard_port.reuse_port()) options_.tensorboard_port.Release();
   phase_ = Phase::kWaitingUntilReady;
   // The framework's readiness wait blocks (a bounded TCP wait); the loop goes on meanwhile. The
   // thread only reads what lives until the executor exits.
@@ -182,6 +185,15 @@ void TaskRun::PreloadReusePortShim(EnvMap& env) const {
       options_.reuse_port_shim +
       (existing == env.end() || existing->second.empty() ? "" : " " + existing->second);
   env[kHeldPortsVar] = std::to_string(port_.port());
+  if (options_.tensorboard_port.reuse_port()) {
+    env[kHeldPortsVar] += "," + std::to_string(options_.tensorboard_port.port());
+  }
+}
+
+const ReservedPort* TaskRun::TensorBoardPort() const {
+  if (!runtime::GetsTensorBoardPort(spec_, id_.role, id_.index)) return nullptr;
+  if (runtime::TensorBoardOnTaskPort(spec_, id_.role)) return &port_;
+  return options_.tensorboard_port.port() != 0 ? &options_.tensorboard_port : nullptr;
 }
 
 void TaskRun::StartUserProcesses() {
@@ -189,6 +201,12 @@ void TaskRun::StartUserProcesses() {
   if (options.ok() && model_params_) {
     // TonY's containerEnv entry: after tony.execution.envs, as TonY's launch env has it.
     for (SpawnOptions& o : *options) o.env["MODEL_PARAMS"] = *model_params_;
+  }
+  if (const ReservedPort* tb = TensorBoardPort(); options.ok() && tb != nullptr) {
+    EnvMap vars = runtime::TensorBoardEnv(spec_, id_.role, tb->port(), tb->reuse_port());
+    for (SpawnOptions& o : *options) {
+      for (const auto& [k, v] : vars) o.env[k] = v;
+    }
   }
   if (options.ok() && port_.reuse_port() && !options_.reuse_port_shim.empty()) {
     for (SpawnOptions& o : *options) PreloadReusePortShim(o.env);

@@ -37,6 +37,9 @@ struct TaskRunOptions {
   // With a held port: the preload library that lets the user process bind it (common/net.h
   // kReusePortShimName); empty when it is missing (executor.cc decides whether to hold then).
   std::string reuse_port_shim;
+  // The second port of a chief that gets TB_PORT (runtime/tensorboard.h), reserved and held as
+  // the task's port is; port 0 for every other task (the sidecar's TB_PORT is its task port).
+  ReservedPort tensorboard_port;
 };
 
 class TaskRun {
@@ -67,6 +70,9 @@ class TaskRun {
   // LD_PRELOAD and TONY_HELD_PORTS for a user process that binds the held port through the
   // preload library.
   void PreloadReusePortShim(EnvMap& env) const;
+  // TB_PORT's port when this task gets one (the sidecar's task port, or the chief's second
+  // port), else null.
+  const ReservedPort* TensorBoardPort() const;
   // A task others await (runtime/framework.h, SpecAwaits): polls for what its user process
   // publishes, sends it to the coordinator once, and stops the task when it does not come.
   void PollPublished();

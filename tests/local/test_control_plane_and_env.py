@@ -1,5 +1,5 @@
 """The control plane refuses calls without the job's secret, and tasks see the environment their
-framework expects (a TensorFlow-shaped job checks its TF_CONFIG)."""
+framework expects (a TensorFlow-shaped job checks its TF_CONFIG and TB_PORT)."""
 import json
 import os
 import subprocess
@@ -35,7 +35,7 @@ TF_SCRIPT = """
 import json, os, time
 out = os.path.join(os.environ["TONY_LOG_DIR"], "env.json")
 keys = ["TF_CONFIG", "CLUSTER_SPEC", "JOB_NAME", "TASK_INDEX", "TASK_NUM", "IS_CHIEF",
-        "DISTRIBUTED_MODE", "TONY_JOB_SECRET"]
+        "DISTRIBUTED_MODE", "TONY_JOB_SECRET", "TB_PORT", "TB_SERVER_REUSE_PORT"]
 json.dump({k: os.environ.get(k) for k in keys}, open(out, "w"))
 if os.environ["JOB_NAME"] == "ps":
     time.sleep(300)  # a ps never exits by itself; tony stops it when the chief is done
@@ -46,6 +46,8 @@ if os.environ["JOB_NAME"] == "chief":
 
 
 def test_tensorflow_job_sees_correct_tf_config_for_chief_workers_and_ps(tony, tmp_path):
+    """Every task sees its TF_CONFIG; only the chief gets TB_PORT (TonY's
+    testTensorBoardPortSetOnlyOnChiefWorker), and the job's status shows its URL."""
     src = tmp_path / "src"
     write(str(src / "tf_shaped.py"), TF_SCRIPT)
     conf = tony_xml(str(tmp_path / "tony.xml"), {
@@ -71,5 +73,13 @@ def test_tensorflow_job_sees_correct_tf_config_for_chief_workers_and_ps(tony, tm
         assert env["IS_CHIEF"] == ("true" if t["role"] == "chief" else None)
         assert env["DISTRIBUTED_MODE"] == "GANG"
         assert env["TONY_JOB_SECRET"] is None, "the job secret must not reach user code"
+        # TonY's testTensorBoardPortSetOnlyOnChiefWorker: a port of its own, held as the task's.
+        if t["role"] == "chief":
+            assert env["TB_PORT"] and env["TB_PORT"] != str(t["port"]), env
+            assert env["TB_SERVER_REUSE_PORT"] == "true"
+            tensorboard_url = f"http://{t['host']}:{env['TB_PORT']}"
+        else:
+            assert env["TB_PORT"] is None and env["TB_SERVER_REUSE_PORT"] is None, env
+    assert tony.status()["tensorboard_url"] == tensorboard_url
     assert tony.task("ps", 0)["state"] == "STOPPED"
     assert_nothing_left(tony.home)

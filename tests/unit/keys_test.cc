@@ -117,6 +117,7 @@ TEST(KeyAuditTest, EveryKeyIsAppliedOrMarkedUnsupported) {
                                          "tony.application.timeout",
                                          "tony.application.untracked.jobtypes",
                                          "tony.application.sidecar.jobtypes",
+                                         "tony.application.tensorboard-log-dir",
                                          "tony.application.stop-on-failure-jobtypes",
                                          "tony.application.fail-on-worker-failure-enabled",
                                          "tony.local.memory",

@@ -52,6 +52,29 @@ TEST(RenderTaskTableTest, AStalledTaskShowsItsStallsSummaryNotItsStacks) {
   EXPECT_THAT(table, Not(HasSubstr("in hang")));
 }
 
+TEST(RenderTaskTableTest, TheTensorBoardUrlFollowsTheTableOnceKnown) {
+  rpc::JobStatus status;
+  AddTask(&status, "tensorboard", 0, "RUNNING");
+  EXPECT_THAT(RenderTaskTable(status), Not(HasSubstr("TensorBoard")));
+  status.set_tensorboard_url("http://node1:4242");
+  auto lines = Lines(RenderTaskTable(status));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2], "TensorBoard: http://node1:4242");
+}
+
+TEST(RenderSummaryTest, AFailedSidecarOfASucceededJobSaysWhy) {
+  rpc::JobStatus status;
+  status.set_job_id("j");
+  status.set_final_status(rpc::SUCCEEDED);
+  rpc::TaskStatus* tb = AddTask(&status, "tensorboard", 0, "FAILED");
+  tb->set_diagnostics("exit 127\ntony: the sidecar TensorBoard cannot start: ...\n");
+  AddTask(&status, "worker", 0, "SUCCEEDED")->set_tracked(true);
+  EXPECT_EQ(RenderSummary(status),
+            "job j SUCCEEDED\n"
+            "  tensorboard:0 failed (the job does not wait for it): tony: the sidecar TensorBoard "
+            "cannot start: ...\n");
+}
+
 TEST(RenderTaskTableTest, LocalEngineShowsTheLogDirAndNoClusterColumns) {
   rpc::JobStatus status;
   rpc::TaskStatus* w1 = AddTask(&status, "worker", 1, "RUNNING");
@@ -106,7 +129,7 @@ TEST(RenderTaskTableTest, ColumnsLineUp) {
   EXPECT_EQ(lines[1].find("RUNNING"), state);
   EXPECT_EQ(lines[2].find("NEW"), state);
   EXPECT_EQ(lines[1].find("a:1"), node);
-  EXPECT_EQ(lines[2].find("-", node), node);  // the task without a node yet
+  EXPECT_EQ(lines[2].find('-', node), node);  // the task without a node yet
 }
 
 TEST(RenderTaskTableTest, NoTasksIsTheHeaderAlone) {

@@ -50,7 +50,7 @@ auto MoreJobFields(const JobSpec& s) {
                   s.am_docker_image, s.docker_mounts, s.am_resources, s.local_memory_mb,
                   s.local_vcores, s.gpu_exec_path, s.chief_role, s.chief_index, s.sources,
                   s.history_location, s.history_intermediate, s.history_finished,
-                  s.history_timezone);
+                  s.history_timezone, s.tensorboard_log_dir);
 }
 bool operator==(const JobSpec& a, const JobSpec& b) {
   return JobFields(a) == JobFields(b) && MoreJobFields(a) == MoreJobFields(b);
@@ -60,7 +60,7 @@ bool operator==(const JobSpec& a, const JobSpec& b) {
 // serialize it (rpc/job_spec.proto, rpc/spec_file.cc), compare it above, then update these.
 static_assert(sizeof(RoleSpec) == 328, "a RoleSpec field the job spec file may not carry");
 static_assert(sizeof(GroupDependency) == 136, "a GroupDependency field the file may not carry");
-static_assert(sizeof(JobSpec) == 992, "a JobSpec field the job spec file may not carry");
+static_assert(sizeof(JobSpec) == 1024, "a JobSpec field the job spec file may not carry");
 
 namespace {
 
@@ -125,6 +125,7 @@ JobSpec EveryField() {
   s.history_intermediate = "/h/running";
   s.history_finished = "/done";
   s.history_timezone = "Asia/Tokyo";
+  s.tensorboard_log_dir = "hdfs:///tb/job";
   s.fail_on_worker_failure = false;
   s.group_dependencies = {{"worker", "g", {"ps", "chief"}, 21, true, "tony.application.x"}};
   s.container_envs = {"A=1"};

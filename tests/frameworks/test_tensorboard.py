@@ -1,0 +1,69 @@
+"""TensorBoard, real: --sidecar_tensorboard_log_dir adds TonY's `tensorboard` sidecar task, which
+runs the venv's TensorBoard on the directory at its TB_PORT; a worker writes a scalar summary there
+and waits until that TensorBoard lists its run. The job does not wait for TensorBoard, shows its
+URL, and stops it at the end."""
+import json
+import os
+
+from fwutil import TF_PYTHON, output, require
+from tonytest import assert_nothing_left, tony_xml, write
+
+WORKER = r"""
+import json, os, time, urllib.request
+import tensorflow as tf
+
+# With the sidecar, only the tensorboard task gets TB_PORT (TonY's
+# testAttachedTensorboardShouldPass); its address in the cluster spec is TensorBoard's.
+assert "TB_PORT" not in os.environ, os.environ.get("TB_PORT")
+address = json.loads(os.environ["CLUSTER_SPEC"])["tensorboard"][0]
+assert "tensorboard" not in json.loads(os.environ["TF_CONFIG"])["cluster"]
+logdir = os.environ["TB_TEST_LOG_DIR"]
+with tf.summary.create_file_writer(os.path.join(logdir, "run1")).as_default():
+    for step in range(3):
+        tf.summary.scalar("loss", 1.0 / (step + 1), step=step)
+url = f"http://{address}/data/runs"
+deadline = time.monotonic() + 120
+while True:
+    try:
+        runs = json.load(urllib.request.urlopen(url, timeout=5))
+    except OSError as e:
+        runs = repr(e)
+    if "run1" in runs:
+        break
+    assert time.monotonic() < deadline, f"TensorBoard at {url} never listed run1: {runs}"
+    time.sleep(0.5)
+print(f"tensorboard lists {runs}", flush=True)
+"""
+
+
+def test_sidecar_tensorboard_serves_the_log_dir_and_is_stopped_at_the_end(tony, tmp_path):
+    require(TF_PYTHON, "tensorboard")
+    src = tmp_path / "src"
+    write(str(src / "worker.py"), WORKER)
+    logdir = tmp_path / "tb"
+    logdir.mkdir()
+    conf = tony_xml(str(tmp_path / "tony.xml"), {
+        "tony.application.framework": "tensorflow", "tony.worker.instances": "1",
+        "tony.worker.memory": "1g", "tony.tensorboard.memory": "1g"})
+    r = tony.run("submit", "--executes", "worker.py", "--python_binary_path", TF_PYTHON,
+                 "--src_dir", str(src), "--conf_file", conf,
+                 "--sidecar_tensorboard_log_dir", str(logdir),
+                 "--shell_env", f"TB_TEST_LOG_DIR={logdir}", timeout=300)
+    status = tony.status()
+    assert r.returncode == 0, r.stdout + r.stderr + json.dumps(status, indent=1)
+    assert status["final_status"] == "SUCCEEDED"
+    assert "tensorboard lists" in output(tony, "worker", 0)
+
+    tb = tony.task("tensorboard", 0)
+    url = f"http://{tb['host']}:{tb['port']}"
+    assert status["tensorboard_url"] == url
+    # Stopped once the worker ended (TensorBoard exits 0 on SIGTERM, hence SUCCEEDED).
+    assert not tb["tracked"] and "stopped" in tb["diagnostics"], tb
+    assert tb["state"] in ("STOPPED", "SUCCEEDED"), tb
+    assert f"TensorBoard: {url}" in r.stdout, r.stdout
+    shown = tony.run("status", os.path.basename(tony.job_dir()))
+    assert f"TensorBoard: {url}" in shown.stdout, shown.stdout
+    # It ran the venv's TensorBoard on the directory, on its TB_PORT, held with SO_REUSEPORT.
+    assert "bound with SO_REUSEPORT" in output(tony, "tensorboard", 0, "executor.log")
+    assert "TensorBoard" in output(tony, "tensorboard", 0, "stderr")
+    assert_nothing_left(tony.home)
