@@ -66,6 +66,8 @@ bool HasTensorBoardSidecar(const JobSpec& spec) {
 
 bool GetsTensorBoardPort(const JobSpec& spec, const std::string& role, int index) {
   if (HasTensorBoardSidecar(spec)) return role == kTensorBoardRole && index == 0;
+  // TonY's single-node job runs its command in the AM with a TB_PORT; tony runs it as am:0.
+  if (spec.SingleNode()) return role == spec.roles[0].name && index == 0;
   return !spec.chief_role.empty() && role == spec.chief_role && index == spec.chief_index;
 }
 

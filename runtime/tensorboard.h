@@ -32,7 +32,8 @@ Status AddTensorBoardSidecar(Configuration& conf, const std::string& python);
 bool HasTensorBoardSidecar(const JobSpec& spec);
 
 // Whether task role:index gets TB_PORT: the sidecar's task when the job has one, else the chief
-// (TonY's testTensorBoardPortSetOnlyOnChiefWorker, testAttachedTensorboardShouldPass).
+// (TonY's testTensorBoardPortSetOnlyOnChiefWorker, testAttachedTensorboardShouldPass), or in a
+// single-node job (no instances) its one task am:0, as TonY's AM runs that command with one.
 bool GetsTensorBoardPort(const JobSpec& spec, const std::string& role, int index);
 
 // Whether that port is the task's own reserved port (the sidecar's) rather than a second one.

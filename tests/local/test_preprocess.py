@@ -84,7 +84,8 @@ def test_a_job_with_no_task_instances_runs_its_command_once(tony, tmp_path):
     script = tmp_path / "src" / "single.py"
     script.write_text(
         "import os, sys\n"
-        f"open({str(out)!r}, 'a').write(os.environ.get('PREPROCESSING_JOB', '') + '\\n')\n"
+        f"open({str(out)!r}, 'a').write(os.environ.get('PREPROCESSING_JOB', '') + '|' +\n"
+        "                               os.environ.get('TB_PORT', '') + '\\n')\n"
         "sys.exit(int(sys.argv[1]))\n")
     conf = conf_file(tmp_path, {"tony.worker.instances": "0",
                                 "tony.application.framework": "pytorch"})
@@ -96,7 +97,11 @@ def test_a_job_with_no_task_instances_runs_its_command_once(tony, tmp_path):
     status = tony.status(job_id)
     assert status["final_status"] == "SUCCEEDED"
     assert list(tasks_of(status)) == ["am:0"]
-    assert out.read_text() == "true\n"  # once, as TonY's preprocessing job
+    # Once, as TonY's preprocessing job, with TonY's TB_PORT of a single-node job.
+    prep, tb_port = out.read_text().rstrip("\n").split("|")
+    assert prep == "true" and tb_port.isdigit(), out.read_text()
+    am = tasks_of(status)["am:0"]
+    assert status["tensorboard_url"] == f"http://{am['host']}:{tb_port}"
 
     r = tony.run("submit", "--executes", "single.py", "--task_params", "5",
                  "--python_binary_path", SYSTEM_PYTHON, "--src_dir", str(tmp_path / "src"),

@@ -105,6 +105,18 @@ TEST(TensorBoardPortTest, OnlyTheChiefGetsItWithoutTheSidecar) {
   EXPECT_FALSE(GetsTensorBoardPort(workers, "worker", 1));
 }
 
+TEST(TensorBoardPortTest, ASingleNodeJobsTaskGetsIt) {
+  RoleSpec am = Role("am", 1);
+  am.preprocess = true;
+  JobSpec single = Spec("pytorch", {am}, "");
+  ASSERT_TRUE(single.SingleNode());
+  EXPECT_TRUE(GetsTensorBoardPort(single, "am", 0));
+  EXPECT_FALSE(TensorBoardOnTaskPort(single, "am"));
+  JobSpec preprocess = Spec("pytorch", {am, Role("worker", 2)}, "worker");
+  EXPECT_FALSE(GetsTensorBoardPort(preprocess, "am", 0));  // the chief's, as in any job
+  EXPECT_TRUE(GetsTensorBoardPort(preprocess, "worker", 0));
+}
+
 TEST(TensorBoardPortTest, WithTheSidecarOnlyItGetsItOnItsOwnTaskPort) {
   JobSpec spec =
       Spec("tensorflow", {Role("chief", 1), Role("tensorboard", 1, false, true), Role("worker", 2)},
