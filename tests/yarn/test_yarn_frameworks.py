@@ -179,6 +179,11 @@ def test_tensorflow_parameter_server_chief_ends_the_job(minicluster, tmp_path, r
         assert "serving" in job.output(role, index)
         task = job.tasks[(role, index)]
         assert task["state"] == "STOPPED" and "stopped" in task["diagnostics"], task
+    # Only the chief got TB_PORT; the job's status names its TensorBoard URL on the chief's node.
+    chief = job.tasks[("chief", 0)]
+    url = job.tony.status(job.app_id)["tensorboard_url"]
+    assert url.startswith(f"http://{chief['host']}:") and url != f"http://{chief['host']}:" \
+        f"{chief['port']}", url
 
 
 # --- JAX ---------------------------------------------------------------------------------------
