@@ -186,6 +186,53 @@ def test_tensorflow_parameter_server_chief_ends_the_job(minicluster, tmp_path, r
         f"{chief['port']}", url
 
 
+TB_WORKER = r"""
+import json, os, time, urllib.request
+import tensorflow as tf
+
+assert "TB_PORT" not in os.environ  # the sidecar has it, not the chief
+address = json.loads(os.environ["CLUSTER_SPEC"])["tensorboard"][0]
+with tf.summary.create_file_writer(os.path.join(os.environ["TB_TEST_LOG_DIR"], "run1")).as_default():
+    tf.summary.scalar("loss", 0.5, step=1)
+url = f"http://{address}/data/runs"
+deadline = time.monotonic() + 120
+while True:
+    try:
+        runs = json.load(urllib.request.urlopen(url, timeout=5))
+    except OSError as e:
+        runs = repr(e)
+    if "run1" in runs:
+        break
+    assert time.monotonic() < deadline, f"TensorBoard at {url} never listed run1: {runs}"
+    time.sleep(0.5)
+print(f"tensorboard lists {runs}", flush=True)
+"""
+
+
+def test_sidecar_tensorboard_serves_the_log_dir_from_its_container(minicluster, tmp_path):
+    """As tests/frameworks/test_tensorboard.py, in a YARN container: the worker reaches the
+    sidecar's TensorBoard at its NodeManager host and task port, which the status shows."""
+    require(TF_PYTHON, "tensorboard")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "worker.py").write_text(TB_WORKER)
+    logdir = tmp_path / "tb"
+    logdir.mkdir()
+    job = submit(minicluster, tmp_path, str(src), "worker.py", TF_PYTHON,
+                 conf=["tony.application.framework=tensorflow", "tony.worker.instances=1",
+                       "tony.worker.memory=1g", "tony.tensorboard.memory=1g"],
+                 extra=("--sidecar_tensorboard_log_dir", str(logdir),
+                        "--shell_env", f"TB_TEST_LOG_DIR={logdir}"))
+    assert "tensorboard lists" in job.output("worker", 0)
+    tb = job.tasks[("tensorboard", 0)]
+    url = f"http://{tb['host']}:{tb['port']}"
+    assert job.tony.status(job.app_id)["tensorboard_url"] == url
+    assert f"TensorBoard: {url}" in job.result.stdout, job.result.stdout
+    # Not waited for; stopped (its container killed on the coordinator's request) at the end.
+    assert not tb["tracked"] and tb["state"] in ("STOPPED", "SUCCEEDED"), tb
+    assert "coordinator's request" in tb["diagnostics"] or "stopped" in tb["diagnostics"], tb
+
+
 # --- JAX ---------------------------------------------------------------------------------------
 
 def test_jax_two_processes_all_reduce_and_train_across_node_managers(minicluster, tmp_path):
