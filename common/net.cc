@@ -27,10 +27,17 @@ Result<std::pair<std::string, std::optional<std::string>>> SplitHostPortText(
     if (close == std::string_view::npos)
       return InvalidArgument("the '[' of an IPv6 address is not closed");
     std::string host(text.substr(1, close - 1));
+    if (!host.empty() &&
+        (host.find(':') == std::string::npos || host.find_first_of("[]") != std::string::npos)) {
+      return InvalidArgument("brackets hold an IPv6 address, not \"" + host + "\"");
+    }
     std::string_view rest = text.substr(close + 1);
     if (rest.empty()) return std::make_pair(host, std::optional<std::string>());
     if (rest.front() != ':') return InvalidArgument("only \":<port>\" may follow the ']'");
     return std::make_pair(host, std::optional<std::string>(rest.substr(1)));
+  }
+  if (text.find_first_of("[]") != std::string_view::npos) {
+    return InvalidArgument("'[' and ']' belong only around an IPv6 address, e.g. [::1]:8020");
   }
   size_t colon = text.find(':');
   if (colon == std::string_view::npos) {

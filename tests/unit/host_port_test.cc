@@ -47,7 +47,11 @@ TEST(HostPortTest, BadInputsNameTheOriginTheInputAndTheReason) {
         Case{"::1:8020", "an IPv6 address needs brackets, e.g. [::1]:8020"},
         Case{"[::1:8020", "the '[' of an IPv6 address is not closed"},
         Case{"[::1]8020", "only \":<port>\" may follow the ']'"}, Case{"[::1]", "there is no port"},
-        Case{"[]:8020", "there is no host"}}) {
+        Case{"[]:8020", "there is no host"},
+        // Found by fuzzing: "[[2]:8" read as host "[2", which printed back as "[2:8".
+        Case{"[[2]:8", "brackets hold an IPv6 address, not \"[2\""},
+        Case{"[rm]:8032", "brackets hold an IPv6 address, not \"rm\""},
+        Case{"r]m:8032", "'[' and ']' belong only around an IPv6 address"}}) {
     auto r = ParseHostPort(c.text, where);
     ASSERT_FALSE(r.ok()) << c.text;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << c.text;
