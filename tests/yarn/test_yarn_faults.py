@@ -226,7 +226,14 @@ def test_a_lost_node_is_replaced_uncounted_on_another_node(cluster, tmp_path):
     assert t["node"] != stopped and past["container_id"] != t["container_id"], (t, stopped)
     assert past["restart"].startswith("replaced, not counted as a failure"), past
     assert "-100" in past["restart"] or "lost" in past["restart"].lower(), past
-    assert tony.task("worker", 1 - victim, app_id)["attempt"] == 0  # task scope: peer untouched
+    peer = tony.task("worker", 1 - victim, app_id)
+    if node_of[1 - victim] == node_of[victim]:
+        # YARN placed both workers on the lost node (it may: 2 x 256 MB fit on one): the peer
+        # was lost with it and replaced the same way, uncounted.
+        assert peer["attempt"] == 1 and peer["past_attempts"][0]["restart"].startswith(
+            "replaced, not counted as a failure"), peer
+    else:
+        assert peer.get("attempt", 0) == 0, peer  # task scope: the peer on the other node runs on
     lost = rm_rest(conf_dir, "nodes?states=LOST")["nodes"] or {}
     assert stopped in [n["id"] for n in lost.get("node", [])], lost  # the RM's own view
     eventually(lambda: gone(victim_user), timeout=60, what="the lost node's user process gone")
