@@ -161,6 +161,12 @@ struct TaskRecord {
   std::vector<PastAttempt> past_attempts;
 };
 
+// The attempt `t` is now, as its past_attempts keep it, with the restart that followed it.
+inline PastAttempt PastAttemptOf(const TaskRecord& t, std::string restart) {
+  return PastAttempt{t.attempt, t.state,        t.exit_code, t.signal,          t.end_reason,
+                     t.host,    t.container_id, t.ended_ms,  std::move(restart)};
+}
+
 // ---- Events ----
 struct Start {};
 struct ContainerAllocated {
@@ -382,6 +388,8 @@ class JobStateMachine {
   // tony.am.retry-count (TonY's session retry): a FAILED job with a retry left starts again from
   // its first stage with every task in a new attempt, instead of finishing.
   bool SessionRetryDue() const;
+  // "session retry <session> of <n> (tony.am.retry-count[, from <source>])".
+  std::string SessionRetryName(int session) const;
   void StartNextSession(int64_t now_ms, std::vector<Command>& out);
   std::string FailedTaskList() const;
 

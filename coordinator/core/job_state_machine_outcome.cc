@@ -235,9 +235,7 @@ void JobStateMachine::Decide(FinalStatus status, std::string message, int64_t no
   Touch();
   std::string reason = DecisionStopReason(status, final_message_);
   if (SessionRetryDue()) {
-    reason = "session retry " + std::to_string(session_ + 1) + " of " +
-             std::to_string(spec_.session_retries) + " (" +
-             spec_.KeyAndSource("tony.am.retry-count") + "): " + reason;
+    reason = SessionRetryName(session_ + 1) + ": " + reason;
   }
   for (TaskRecord& t : tasks_) {
     if (IsTerminal(t.state)) continue;
@@ -258,12 +256,15 @@ bool JobStateMachine::SessionRetryDue() const {
          !spec_.SingleNode();
 }
 
+std::string JobStateMachine::SessionRetryName(int session) const {
+  return "session retry " + std::to_string(session) + " of " +
+         std::to_string(spec_.session_retries) + " (" + spec_.KeyAndSource("tony.am.retry-count") +
+         ")";
+}
+
 void JobStateMachine::StartNextSession(int64_t now_ms, std::vector<Command>& out) {
   const int session = session_ + 1;
-  std::string note = "session retry " + std::to_string(session) + " of " +
-                     std::to_string(spec_.session_retries) + " (" +
-                     spec_.KeyAndSource("tony.am.retry-count") +
-                     "): the job failed: " + OneLine(final_message_);
+  std::string note = SessionRetryName(session) + ": the job failed: " + OneLine(final_message_);
   std::vector<TaskRecord> previous = std::move(tasks_);
   const int64_t version = version_;
   const int64_t generation = spec_generation_;
@@ -282,9 +283,7 @@ void JobStateMachine::StartNextSession(int64_t now_ms, std::vector<Command>& out
     if (prev == previous.end()) continue;
     // Its attempts go on from the last one: an old session's executor is fenced like any other.
     t.past_attempts = std::move(prev->past_attempts);
-    t.past_attempts.push_back(PastAttempt{prev->attempt, prev->state, prev->exit_code, prev->signal,
-                                          prev->end_reason, prev->host, prev->container_id,
-                                          prev->ended_ms, note});
+    t.past_attempts.push_back(PastAttemptOf(*prev, note));
     t.attempt = prev->attempt + 1;
     t.restart = note;
   }

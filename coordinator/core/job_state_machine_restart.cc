@@ -169,8 +169,7 @@ void JobStateMachine::RestartGang(int64_t now_ms, std::vector<Command>& out) {
 }
 
 void JobStateMachine::ResetForNewAttempt(TaskRecord& t) {
-  t.past_attempts.push_back(PastAttempt{t.attempt, t.state, t.exit_code, t.signal, t.end_reason,
-                                        t.host, t.container_id, t.ended_ms, t.restart});
+  t.past_attempts.push_back(PastAttemptOf(t, t.restart));
   // Undo what EndTask and OnTaskRegistered counted for the ended attempt.
   ++live_count_;
   if (t.tracked && t.state == TaskState::kSucceeded) ++stage_pending_[t.stage];
