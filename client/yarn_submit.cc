@@ -26,6 +26,7 @@
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
+#include "common/net.h"
 #include "common/process.h"
 #include "common/strings.h"
 #include "engine/yarn_contract.h"
@@ -325,8 +326,8 @@ class YarnFollower final : public JobFollower {
       std::cout << "tony: application " << app_id_ << " is " << state << "\n" << std::flush;
       last_state_ = state;
     }
-    if (r->rpc_port() > 0 && !r->host().empty() && r->host() != "N/A") {
-      am_address_ = r->host() + ":" + std::to_string(r->rpc_port());
+    if (r->rpc_port() > 0 && r->rpc_port() <= 65535 && !r->host().empty() && r->host() != "N/A") {
+      am_address_ = HostPort{r->host(), static_cast<uint16_t>(r->rpc_port())}.ToString();
     }
     if (yarn::IsTerminal(r->yarn_application_state())) {
       if (auto end = FinalStatusFromLingeringAm()) return end;
@@ -361,10 +362,10 @@ class YarnFollower final : public JobFollower {
     req.set_after_version(-1);
     req.set_wait_ms(0);
     auto status = am.GetJobStatus(req, kFinalStatusTimeoutMs);
-    if (!status.ok()) {
-      std::cerr << "tony: the AM of " << app_id_ << " at " << am_address_
-                << " did not give its final status (" << status.status().message()
-                << "): the ResourceManager's report is all there is of the tasks' ends\n";
+    if (WarnIfFailed(
+            status.status(),
+            "the AM of " + app_id_ + " at " + am_address_ + " did not give its final status",
+            "the ResourceManager's report is all there is of the tasks' ends")) {
       return std::nullopt;
     }
     if (!IsFinished(*status)) return std::nullopt;  // cannot be: the RM says it unregistered
