@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -559,6 +560,11 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   yarn::AddEnvironment(&sub.am_container, engine::kRmFailoverEnv,
                        hadoop::FormatFailoverPolicy(cluster->conf.rm_failover));
   yarn::AddEnvironment(&sub.am_container, "TONY_JOB_ID", app_id);
+  // The submitter's log level goes to the AM, and from it to every executor (README "Logs").
+  if (const char* level = std::getenv("TONY_LOG_LEVEL");
+      level != nullptr && yarn::IsSafeEnvironmentValue(level)) {
+    yarn::AddEnvironment(&sub.am_container, "TONY_LOG_LEVEL", level);
+  }
   yarn::AddEnvironment(&sub.am_container, engine::kWebProxyEnv,
                        Join(cluster->conf.WebProxyAddresses(), ","));
   // The job secret as a secret key of the AM's credentials, never in a file, the environment or

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 
 namespace tony {
@@ -21,7 +23,27 @@ std::atomic<int>& Level() {
 
 }  // namespace
 
-void SetLogComponent(std::string_view component) { Component() = std::string(component); }
+std::optional<LogLevel> ParseLogLevel(std::string_view text) {
+  std::string lower;
+  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "debug") return LogLevel::kDebug;
+  if (lower == "info") return LogLevel::kInfo;
+  if (lower == "warning" || lower == "warn") return LogLevel::kWarning;
+  if (lower == "error") return LogLevel::kError;
+  return std::nullopt;
+}
+
+void SetLogComponent(std::string_view component) {
+  Component() = std::string(component);
+  const char* env = std::getenv("TONY_LOG_LEVEL");
+  if (env == nullptr || *env == '\0') return;
+  if (std::optional<LogLevel> level = ParseLogLevel(env)) {
+    SetLogLevel(*level);
+    return;
+  }
+  TONY_LOG(kWarning) << "TONY_LOG_LEVEL=" << env
+                     << " is not a log level (debug, info, warning or error); logging at info";
+}
 void SetLogLevel(LogLevel level) { Level() = static_cast<int>(level); }
 LogLevel GetLogLevel() { return static_cast<LogLevel>(Level().load()); }
 

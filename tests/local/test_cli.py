@@ -353,3 +353,25 @@ def test_status_json_is_the_status_file_and_the_list_for_scripts(tony, tmp_path)
 
     bad = tony.run("status", "--jsn", job_id)
     assert bad.returncode == 2 and "--json" in bad.stderr, bad.stderr
+
+
+def test_log_level_debug_reaches_the_coordinator_and_the_tasks_and_a_bad_one_is_named(
+        tony, tmp_path):
+    script = "import os\nprint('level', os.environ.get('TONY_LOG_LEVEL'), flush=True)\n"
+    tony.env["TONY_LOG_LEVEL"] = "debug"
+    r = submit_py(tony, tmp_path, script=script)
+    assert r.returncode == 0, r.stdout + r.stderr
+    job = tony.job_dir(job_id_from(r.stdout))
+    am_log = open(os.path.join(job, "am.log")).read()
+    assert re.search(r"Z D am\] launched \S+ as pid \d+", am_log), am_log
+    stdout = os.path.join(job, "tasks", "worker-0", "attempt-0", "stdout")
+    assert open(stdout).read() == "level debug\n"
+
+    tony.env["TONY_LOG_LEVEL"] = "chatty"
+    r = submit_py(tony, tmp_path, script=script)
+    assert r.returncode == 0, r.stdout + r.stderr
+    warning = ("TONY_LOG_LEVEL=chatty is not a log level (debug, info, warning or error); "
+               "logging at info")
+    assert warning in r.stderr, r.stderr
+    am_log = open(os.path.join(tony.job_dir(job_id_from(r.stdout)), "am.log")).read()
+    assert " D am] " not in am_log and warning in am_log, am_log
