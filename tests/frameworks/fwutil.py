@@ -65,3 +65,34 @@ def submit(tony, example_dir, script, python, task_params="", conf=(), timeout=3
 def floats(pattern, text):
     """Every match of `pattern` in `text`, its groups as floats."""
     return [tuple(float(g) for g in m.groups()) for m in re.finditer(pattern, text)]
+
+
+# A TensorFlow worker of a job with the TensorBoard sidecar: it writes a scalar summary under
+# TB_TEST_LOG_DIR and waits until the sidecar's TensorBoard (its address from CLUSTER_SPEC) lists
+# the run. tests/frameworks/test_tensorboard.py and tests/yarn/test_yarn_frameworks.py run it.
+SIDECAR_TB_WORKER = r"""
+import json, os, time, urllib.request
+import tensorflow as tf
+
+# With the sidecar, only the tensorboard task gets TB_PORT (TonY's
+# testAttachedTensorboardShouldPass); its address in the cluster spec is TensorBoard's.
+assert "TB_PORT" not in os.environ, os.environ.get("TB_PORT")
+address = json.loads(os.environ["CLUSTER_SPEC"])["tensorboard"][0]
+assert "tensorboard" not in json.loads(os.environ["TF_CONFIG"])["cluster"]
+logdir = os.environ["TB_TEST_LOG_DIR"]
+with tf.summary.create_file_writer(os.path.join(logdir, "run1")).as_default():
+    for step in range(3):
+        tf.summary.scalar("loss", 1.0 / (step + 1), step=step)
+url = f"http://{address}/data/runs"
+deadline = time.monotonic() + 120
+while True:
+    try:
+        runs = json.load(urllib.request.urlopen(url, timeout=5))
+    except OSError as e:
+        runs = repr(e)
+    if "run1" in runs:
+        break
+    assert time.monotonic() < deadline, f"TensorBoard at {url} never listed run1: {runs}"
+    time.sleep(0.5)
+print(f"tensorboard lists {runs}", flush=True)
+"""

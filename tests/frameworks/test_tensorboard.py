@@ -5,41 +5,14 @@ URL, and stops it at the end."""
 import json
 import os
 
-from fwutil import TF_PYTHON, output, require
+from fwutil import SIDECAR_TB_WORKER, TF_PYTHON, output, require
 from tonytest import assert_nothing_left, tony_xml, write
-
-WORKER = r"""
-import json, os, time, urllib.request
-import tensorflow as tf
-
-# With the sidecar, only the tensorboard task gets TB_PORT (TonY's
-# testAttachedTensorboardShouldPass); its address in the cluster spec is TensorBoard's.
-assert "TB_PORT" not in os.environ, os.environ.get("TB_PORT")
-address = json.loads(os.environ["CLUSTER_SPEC"])["tensorboard"][0]
-assert "tensorboard" not in json.loads(os.environ["TF_CONFIG"])["cluster"]
-logdir = os.environ["TB_TEST_LOG_DIR"]
-with tf.summary.create_file_writer(os.path.join(logdir, "run1")).as_default():
-    for step in range(3):
-        tf.summary.scalar("loss", 1.0 / (step + 1), step=step)
-url = f"http://{address}/data/runs"
-deadline = time.monotonic() + 120
-while True:
-    try:
-        runs = json.load(urllib.request.urlopen(url, timeout=5))
-    except OSError as e:
-        runs = repr(e)
-    if "run1" in runs:
-        break
-    assert time.monotonic() < deadline, f"TensorBoard at {url} never listed run1: {runs}"
-    time.sleep(0.5)
-print(f"tensorboard lists {runs}", flush=True)
-"""
 
 
 def test_sidecar_tensorboard_serves_the_log_dir_and_is_stopped_at_the_end(tony, tmp_path):
     require(TF_PYTHON, "tensorboard")
     src = tmp_path / "src"
-    write(str(src / "worker.py"), WORKER)
+    write(str(src / "worker.py"), SIDECAR_TB_WORKER)
     logdir = tmp_path / "tb"
     logdir.mkdir()
     conf = tony_xml(str(tmp_path / "tony.xml"), {

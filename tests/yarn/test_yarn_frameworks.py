@@ -32,8 +32,8 @@ import urllib.request
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "frameworks"))
-from fwutil import (HOROVOD_PYTHON, JAX_PYTHON, MXNET_PYTHON, TF_PYTHON, example,  # noqa: E402
-                    floats, require)
+from fwutil import (HOROVOD_PYTHON, JAX_PYTHON, MXNET_PYTHON, SIDECAR_TB_WORKER,  # noqa: E402
+                    TF_PYTHON, example, floats, require)
 from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, tony_xml, write  # noqa: E402
 from minicluster import site_property  # noqa: E402
 
@@ -186,36 +186,13 @@ def test_tensorflow_parameter_server_chief_ends_the_job(minicluster, tmp_path, r
         f"{chief['port']}", url
 
 
-TB_WORKER = r"""
-import json, os, time, urllib.request
-import tensorflow as tf
-
-assert "TB_PORT" not in os.environ  # the sidecar has it, not the chief
-address = json.loads(os.environ["CLUSTER_SPEC"])["tensorboard"][0]
-with tf.summary.create_file_writer(os.path.join(os.environ["TB_TEST_LOG_DIR"], "run1")).as_default():
-    tf.summary.scalar("loss", 0.5, step=1)
-url = f"http://{address}/data/runs"
-deadline = time.monotonic() + 120
-while True:
-    try:
-        runs = json.load(urllib.request.urlopen(url, timeout=5))
-    except OSError as e:
-        runs = repr(e)
-    if "run1" in runs:
-        break
-    assert time.monotonic() < deadline, f"TensorBoard at {url} never listed run1: {runs}"
-    time.sleep(0.5)
-print(f"tensorboard lists {runs}", flush=True)
-"""
-
-
 def test_sidecar_tensorboard_serves_the_log_dir_from_its_container(minicluster, tmp_path):
     """As tests/frameworks/test_tensorboard.py, in a YARN container: the worker reaches the
     sidecar's TensorBoard at its NodeManager host and task port, which the status shows."""
     require(TF_PYTHON, "tensorboard")
     src = tmp_path / "src"
     src.mkdir()
-    (src / "worker.py").write_text(TB_WORKER)
+    (src / "worker.py").write_text(SIDECAR_TB_WORKER)
     logdir = tmp_path / "tb"
     logdir.mkdir()
     job = submit(minicluster, tmp_path, str(src), "worker.py", TF_PYTHON,
