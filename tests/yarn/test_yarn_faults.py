@@ -145,6 +145,36 @@ def test_a_stopped_executor_is_lost_and_fails_the_job_leaving_nothing(minicluste
     assert_nothing_left(app_id, timeout=30)
 
 
+def test_session_retry_runs_the_failed_job_again_in_new_containers(minicluster, tmp_path):
+    """TonY's session retry (tony.am.retry-count) on YARN: a worker whose executor dies fails
+    the job under restart-policy never; the job then starts again, every task in a new
+    container of the same application, and succeeds, saying which session retry it ran."""
+    tony, proc, d = start(tmp_path, minicluster, {"tony.am.retry-count": "1"})
+    try:
+        pid_of(d, 0, 0)
+        victim_user = pid_of(d, 1, 0)
+        os.kill(executor_of(victim_user), signal.SIGKILL)
+        second = [pid_of(d, i, 1) for i in (0, 1)]  # both run again, as attempt 1
+        assert victim_user not in second
+    finally:
+        out, err, app_id = finish(proc, d)
+    assert proc.returncode == 0, out + err
+    assert f"job {app_id} SUCCEEDED" in out, out
+    status = tony.status(app_id)
+    note = f"session retry 1 of 1 (tony.am.retry-count, from {tmp_path / 'tony.xml'}): the job " \
+        "failed: task worker:1"
+    assert note in status["message"], status
+    for i in (0, 1):
+        t = tony.task("worker", i, app_id)
+        assert t["state"] == "SUCCEEDED" and t["attempt"] == 1, t
+        (past,) = t["past_attempts"]
+        assert past["restart"].startswith(note), past
+        assert past["container_id"] != t["container_id"], t
+    assert tony.task("worker", 1, app_id)["past_attempts"][0]["state"] in ("FAILED", "LOST")
+    assert rm_app(minicluster, app_id)["finalStatus"] == "SUCCEEDED"
+    assert_nothing_left(app_id, timeout=30)
+
+
 def am_process_of(app_id):
     """The `tony am` process of the application (its AM container runs on this machine)."""
     for entry in os.listdir("/proc"):
