@@ -108,6 +108,23 @@ def running_minicluster(nodemanagers=2, conf=None, env=None, flags=(), control=F
             proc.wait()
 
 
+def minicluster_fixture(scope="module", **kwargs):
+    """A pytest fixture running one minicluster (running_minicluster's arguments) for the tests
+    of its scope and yielding what running_minicluster yields; a cluster that does not start
+    fails those tests with why. E.g. `acl_cluster = minicluster_fixture(conf=ACLS_ON)`."""
+    import pytest
+
+    @pytest.fixture(scope=scope)
+    def fixture():
+        try:
+            with running_minicluster(**kwargs) as cluster:
+                yield cluster
+        except MiniclusterError as e:
+            pytest.fail(str(e))
+
+    return fixture
+
+
 def site_property(conf_dir, file, key):
     """The value of `key` in the cluster's `file` (core-site.xml, yarn-site.xml, ...), or None."""
     for prop in ET.parse(os.path.join(conf_dir, file)).getroot().iter("property"):

@@ -12,9 +12,7 @@ Proves: alice, named in both ACLs, sees the live task table (through the RM's we
 message that names the job and says permission denied (no Java stack), the job running on."""
 import os
 
-import pytest
-
-from minicluster import MiniclusterError, running_minicluster
+from minicluster import minicluster_fixture
 from tonytest import SYSTEM_PYTHON, Tony, eventually, tony_xml, write
 from test_yarn_client_death import rm_app
 from test_yarn_status_anywhere import TASK, status_of, task_rows
@@ -29,13 +27,7 @@ ACLS_ON = {
 }
 
 
-@pytest.fixture(scope="module")
-def acl_cluster():
-    try:
-        with running_minicluster(nodemanagers=1, conf=ACLS_ON) as conf_dir:
-            yield conf_dir
-    except MiniclusterError as e:
-        pytest.fail(str(e))
+acl_cluster = minicluster_fixture(nodemanagers=1, conf=ACLS_ON)
 
 
 def as_user(home, conf_dir, user):

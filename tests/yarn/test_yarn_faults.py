@@ -8,20 +8,14 @@ import signal
 
 import pytest
 
-from minicluster import MiniclusterError, running_minicluster
+from minicluster import minicluster_fixture
 from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, eventually, gone, tony_xml, write
 from test_yarn_e2e import app_id_from, rm_app, rm_rest
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """This module's minicluster, with its control channel (a NodeManager can be stopped; the
-    test that does so runs last)."""
-    try:
-        with running_minicluster(nodemanagers=2, control=True) as (conf_dir, control):
-            yield conf_dir, control
-    except MiniclusterError as e:
-        pytest.fail(str(e))
+# This module's minicluster, with its control channel (a NodeManager can be stopped; the test
+# that does so runs last).
+cluster = minicluster_fixture(nodemanagers=2, control=True)
 
 
 @pytest.fixture

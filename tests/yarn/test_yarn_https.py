@@ -13,9 +13,7 @@ import subprocess
 import urllib.error
 import urllib.request
 
-import pytest
-
-from minicluster import MiniclusterError, running_minicluster, site_property
+from minicluster import minicluster_fixture, site_property
 from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, tony_xml, write
 
 SCRIPT = """
@@ -29,13 +27,7 @@ print("task read over tls:", urllib.request.urlopen(url, context=ctx, timeout=30
 """
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    try:
-        with running_minicluster(nodemanagers=1, flags=("--https",)) as conf_dir:
-            yield conf_dir
-    except MiniclusterError as e:
-        pytest.fail(str(e))
+cluster = minicluster_fixture(nodemanagers=1, flags=("--https",))
 
 
 def tls_context(conf_dir):

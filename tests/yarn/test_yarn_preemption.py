@@ -7,9 +7,7 @@ process gets SIGTERM and can save its state, and replaces it without counting a 
 under restart-policy never."""
 import os
 
-import pytest
-
-from minicluster import MiniclusterError, running_minicluster
+from minicluster import minicluster_fixture
 from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, eventually, tony_xml, write
 from test_yarn_e2e import app_id_from
 
@@ -35,13 +33,7 @@ PREEMPTION = {
 }
 
 
-@pytest.fixture(scope="module")
-def minicluster():
-    try:
-        with running_minicluster(nodemanagers=2, conf=PREEMPTION) as conf_dir:
-            yield conf_dir
-    except MiniclusterError as e:
-        pytest.fail(str(e))
+minicluster = minicluster_fixture(nodemanagers=2, conf=PREEMPTION)
 
 
 # Each attempt says it runs; on SIGTERM it saves its "checkpoint" and exits 0, as a training

@@ -9,9 +9,7 @@ import re
 import urllib.request
 import xml.etree.ElementTree as ET
 
-import pytest
-
-from minicluster import MiniclusterError, running_minicluster
+from minicluster import minicluster_fixture
 from tonytest import SYSTEM_PYTHON, Tony, eventually, tony_xml, write
 
 # Waits for the test's go-ahead (a file), so that the test can look at the running containers.
@@ -39,13 +37,7 @@ ROLLING_CONF = {
 ROLL_LINE = re.compile(r"rolled the AMRMToken to master key (-?\d+); reconnecting")
 
 
-@pytest.fixture(scope="module")
-def rolling_minicluster():
-    try:
-        with running_minicluster(nodemanagers=1, conf=ROLLING_CONF) as conf_dir:
-            yield conf_dir
-    except MiniclusterError as e:
-        pytest.fail(str(e))
+rolling_minicluster = minicluster_fixture(nodemanagers=1, conf=ROLLING_CONF)
 
 
 def rm_get(conf_dir, path):
