@@ -1,8 +1,20 @@
 #include "cli/help.h"
 
 #include <map>
+#include <string_view>
+
+#include "config/key_names.h"
 
 namespace tony::cli {
+namespace {
+
+// The help of a flag that sets `key`, which it names at its end: "... (tony.kerberos.keytab)". Key
+// names are config/'s (config/key_names.h).
+std::string SetsKey(const std::string& help, std::string_view key) {
+  return help + " (" + std::string(key) + ")";
+}
+
+}  // namespace
 
 const std::vector<FlagSpec>& SubmitFlags() {
   static const std::vector<FlagSpec> kFlags = {
@@ -14,23 +26,28 @@ const std::vector<FlagSpec>& SubmitFlags() {
       {"conf_file", true, false,
        "job configuration: a path, file://path or hdfs:///path (default: ./tony.xml when it "
        "exists)"},
-      {"conf", true, true, "override a key: --conf tony.worker.instances=4"},
-      {"shell_env", true, true, "K=V for the user process (tony.execution.envs); K alone: K=\"\""},
-      {"container_env", true, true, "K=V for the container (tony.containers.envs)"},
+      {"conf", true, true,
+       "override a key: --conf " + keys::ForRole(keys::kRoleInstances, "worker") + "=4"},
+      {"shell_env", true, true,
+       SetsKey("K=V for the user process", keys::kExecutionEnvs) + "; K alone: K=\"\""},
+      {"container_env", true, true, SetsKey("K=V for the container", keys::kContainersEnvs)},
       {"engine", true, false, "local or yarn (default: yarn when HADOOP_CONF_DIR is set)"},
       {"hdfs_classpath", true, false,
        "(yarn engine) comma-separated HDFS paths localized into every container"},
       {"principal", true, false,
-       "(yarn engine, Kerberos) log in as this principal from --keytab instead of the ticket "
-       "cache (tony.kerberos.principal)"},
+       SetsKey("(yarn engine, Kerberos) log in as this principal from --keytab instead of the "
+               "ticket cache",
+               keys::kKerberosPrincipal)},
       {"keytab", true, false,
-       "(yarn engine, Kerberos) the keytab of --principal (tony.kerberos.keytab)"},
+       SetsKey("(yarn engine, Kerberos) the keytab of --principal", keys::kKerberosKeytab)},
       {"proxy_user", true, false,
-       "(yarn engine, Kerberos) run the job as this user on behalf of the login; the cluster's "
-       "hadoop.proxyuser.* must allow it (tony.kerberos.proxy-user)"},
+       SetsKey("(yarn engine, Kerberos) run the job as this user on behalf of the login; the "
+               "cluster's hadoop.proxyuser.* must allow it",
+               keys::kKerberosProxyUser)},
       {"sidecar_tensorboard_log_dir", true, false,
-       "run TensorBoard on this directory in a sidecar task `tensorboard`; its URL shows in the "
-       "status (tony.application.tensorboard-log-dir)"},
+       SetsKey("run TensorBoard on this directory in a sidecar task `tensorboard`; its URL shows "
+               "in the status",
+               keys::kApplicationTensorboardLogDir)},
       {"debug", false, false,
        "keep the staged job (the job dir's staging/; on YARN its HDFS staging dir too) and say "
        "where it is"},

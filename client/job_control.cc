@@ -24,6 +24,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/configuration.h"
+#include "config/key_names.h"
 #include "hadoop/yarn/records.h"
 #include "history/job_dir.h"
 
@@ -155,7 +156,7 @@ JobRow ReadJobRow(const std::string& id) {
   }
   Configuration conf;
   if (conf.AddFile(paths.FinalConf()).ok()) {
-    row.name = conf.GetOr("tony.application.name", "-");
+    row.name = conf.GetOr(keys::kApplicationName, "-");
   }
   auto status = RecordedStatus(paths);
   if (!status.ok()) return row;

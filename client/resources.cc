@@ -3,6 +3,7 @@
 #include "client/staging.h"
 #include "common/files.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 
 namespace tony::client {
 namespace {
@@ -34,7 +35,7 @@ Status CheckEntries(const std::string& key, const std::string& value, bool yarn)
 // The framework archive of tony.application.hadoop.location (config/resources.h), named as the
 // user wrote it; a directory is not a tarball.
 Status CheckHadoopLocation(const Configuration& conf, bool yarn) {
-  const std::string key = "tony.application.hadoop.location";
+  const std::string key = keys::kApplicationHadoopLocation;
   const std::string location(Trim(conf.GetOr(key, "")));
   if (location.empty()) return Status::Ok();
   TONY_ASSIGN_OR_RETURN(ResourceRef ref, HadoopLocationResource(location));
@@ -59,9 +60,11 @@ Status StageOne(const ResourceRef& ref, const std::string& dir) {
 }  // namespace
 
 Status CheckResources(const Configuration& conf, const JobSpec& spec, bool yarn) {
-  std::vector<std::string> keys = {"tony.containers.resources", "tony.am.resources"};
-  for (const RoleSpec& r : spec.roles) keys.push_back("tony." + r.name + ".resources");
-  for (const std::string& key : keys) {
+  std::vector<std::string> resource_keys = {keys::kContainersResources, keys::kAmResources};
+  for (const RoleSpec& r : spec.roles) {
+    resource_keys.push_back(keys::ForRole(keys::kRoleResources, r.name));
+  }
+  for (const std::string& key : resource_keys) {
     TONY_RETURN_IF_ERROR(CheckEntries(key, conf.GetOr(key, ""), yarn));
   }
   return CheckHadoopLocation(conf, yarn);

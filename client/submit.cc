@@ -29,6 +29,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
+#include "config/key_names.h"
 #include "config/role_names.h"
 #include "engine/local/local_engine.h"
 #include "history/job_dir.h"
@@ -197,7 +198,7 @@ std::string ChooseEngine(const SubmitOptions& o, const Configuration& conf) {
     const char* v = std::getenv(var);
     if (v != nullptr && *v != '\0') return "yarn";
   }
-  if (!Trim(conf.GetOr("tony.application.yarn-conf-path", "")).empty()) return "yarn";
+  if (!Trim(conf.GetOr(keys::kApplicationYarnConfPath, "")).empty()) return "yarn";
   return "local";
 }
 
@@ -326,9 +327,9 @@ class LocalFollower final : public JobFollower {
                           "forced stop: tony did not wait for the task to end");
     }
     std::string what = unresponsive_ ? "the coordinator was unresponsive for " +
-                                           std::to_string(unresponsive_ms_ / 1000) +
-                                           " s (tony.task.heartbeat-interval-ms x "
-                                           "tony.task.max-missed-heartbeats) and was killed"
+                                           std::to_string(unresponsive_ms_ / 1000) + " s (" +
+                                           keys::kTaskHeartbeatIntervalMs + " x " +
+                                           keys::kTaskMaxMissedHeartbeats + ") and was killed"
                                      : "the coordinator died unexpectedly";
     return RecordJobEnd(
         paths_, dead, rpc::FAILED,
@@ -358,8 +359,8 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   std::string job_file = JobFile(o);
   if (StartsWith(job_file, "hdfs://")) {
     Configuration login;  // --principal/--keytab, for a Kerberized cluster's SPNEGO
-    if (!o.principal.empty()) login.Set("tony.kerberos.principal", o.principal, "--principal");
-    if (!o.keytab.empty()) login.Set("tony.kerberos.keytab", o.keytab, "--keytab");
+    if (!o.principal.empty()) login.Set(keys::kKerberosPrincipal, o.principal, "--principal");
+    if (!o.keytab.empty()) login.Set(keys::kKerberosKeytab, o.keytab, "--keytab");
     TONY_ASSIGN_OR_RETURN(std::string xml, ReadJobFileFromHdfs(job_file, login));
     TONY_RETURN_IF_ERROR(conf.AddXml(xml, job_file));
   } else if (!job_file.empty()) {
@@ -371,38 +372,37 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   for (const auto& kv : o.confs) TONY_RETURN_IF_ERROR(conf.AddOverride(kv));
   for (const auto& kv : o.shell_envs) {
     TONY_ASSIGN_OR_RETURN(std::string env, EnvFlag("shell_env", kv));
-    conf.Set("tony.execution.envs", env, "--shell_env");
+    conf.Set(keys::kExecutionEnvs, env, "--shell_env");
   }
   for (const auto& kv : o.container_envs) {
     TONY_ASSIGN_OR_RETURN(std::string env, EnvFlag("container_env", kv));
-    conf.Set("tony.containers.envs", env, "--container_env");
+    conf.Set(keys::kContainersEnvs, env, "--container_env");
   }
   std::string python = o.python_binary_path;
   if (!python.empty() && python[0] != '/' && !o.python_venv.empty()) python = "venv/" + python;
-  if (!python.empty()) conf.Set("tony.python-exec-path", python, "--python_binary_path");
+  if (!python.empty()) conf.Set(keys::kPythonExecPath, python, "--python_binary_path");
   if (!o.executes.empty()) {
-    conf.Set("tony.containers.command", ComposeCommand(o, python), "--executes");
+    conf.Set(keys::kContainersCommand, ComposeCommand(o, python), "--executes");
   }
   if (!o.sidecar_tensorboard_log_dir.empty()) {
-    conf.Set(runtime::kTensorBoardLogDirKey, o.sidecar_tensorboard_log_dir,
+    conf.Set(keys::kApplicationTensorboardLogDir, o.sidecar_tensorboard_log_dir,
              "--sidecar_tensorboard_log_dir");
   }
   // TonY's helper scripts run with tony.python-exec-path, which a job file may set instead.
-  const std::string helper_python =
-      python.empty() ? conf.GetOr("tony.python-exec-path", "") : python;
+  const std::string helper_python = python.empty() ? conf.GetOr(keys::kPythonExecPath, "") : python;
   TONY_RETURN_IF_ERROR(runtime::AddFrameworkRoles(conf, helper_python));
   TONY_RETURN_IF_ERROR(runtime::AddTensorBoardSidecar(conf, helper_python));
-  if (!o.src_dir.empty()) conf.Set("tony.src-dir", o.src_dir, "--src_dir");
-  if (!o.python_venv.empty()) conf.Set("tony.python-venv", o.python_venv, "--python_venv");
+  if (!o.src_dir.empty()) conf.Set(keys::kSrcDir, o.src_dir, "--src_dir");
+  if (!o.python_venv.empty()) conf.Set(keys::kPythonVenv, o.python_venv, "--python_venv");
   // spark-submit's flags for a keytab login; as --conf, they win over the files.
-  if (!o.principal.empty()) conf.Set("tony.kerberos.principal", o.principal, "--principal");
-  if (!o.keytab.empty()) conf.Set("tony.kerberos.keytab", o.keytab, "--keytab");
+  if (!o.principal.empty()) conf.Set(keys::kKerberosPrincipal, o.principal, "--principal");
+  if (!o.keytab.empty()) conf.Set(keys::kKerberosKeytab, o.keytab, "--keytab");
   if (!o.proxy_user.empty()) {
-    conf.Set("tony.kerberos.proxy-user", o.proxy_user, "--proxy_user");
+    conf.Set(keys::kKerberosProxyUser, o.proxy_user, "--proxy_user");
   }
   // TonY appends them to tony.containers.resources, a path without a scheme on the default FS.
   for (const auto& path : o.hdfs_classpath) {
-    conf.Set("tony.containers.resources",
+    conf.Set(keys::kContainersResources,
              path.find("://") == std::string::npos ? "hdfs://" + path : path, "--hdfs_classpath");
   }
   return conf;
@@ -442,13 +442,14 @@ int Submit(const SubmitOptions& o) {
     return fail_input(InvalidArgument("--engine " + engine + ": expected local or yarn"));
   }
   if (spec->docker_enabled) {
-    std::cerr << "tony: warning: tony.docker.enabled is true, but the local engine runs every task "
-                 "as a plain process here, not in its image (YARN's Docker runtime runs images; "
-                 "use --engine yarn)\n";
+    std::cerr << "tony: warning: " << keys::kDockerEnabled
+              << " is true, but the local engine runs every task as a plain process here, not in "
+                 "its image (YARN's Docker runtime runs images; use --engine yarn)\n";
   }
-  if (!Trim(conf->GetOr("tony.am.resources", "")).empty()) {
-    std::cerr << "tony: warning: tony.am.resources is not staged on the local engine: its "
-                 "coordinator runs no user code (YARN localizes it into the AM's container)\n";
+  if (!Trim(conf->GetOr(keys::kAmResources, "")).empty()) {
+    std::cerr << "tony: warning: " << keys::kAmResources
+              << " is not staged on the local engine: its coordinator runs no user code (YARN "
+                 "localizes it into the AM's container)\n";
   }
   engine::MachineCapacity capacity = engine::DetectCapacity(*spec);
   s = engine::CheckFitsLocally(*spec, capacity);

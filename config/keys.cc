@@ -42,155 +42,152 @@ KeySpec Unsupported(KeySpec k, std::string_view why) {
 
 // docs/tony-compat.md §2.1 and the tony-only application keys.
 void AddApplicationKeys(std::vector<KeySpec>& k) {
-  k.push_back(Str("tony.yarn.queue", "default", "YARN queue."));
-  k.push_back(Str("tony.application.name", "TensorFlowApplication", "Application name."));
-  k.push_back(Str("tony.application.type", "TONY", "YARN application type."));
-  k.push_back(List("tony.application.tags", "", "Application tags."));
-  k.push_back(Str("tony.application.node-label", "", "Node-label expression for the app."));
+  k.push_back(Str(keys::kYarnQueue, "default", "YARN queue."));
+  k.push_back(Str(keys::kApplicationName, "TensorFlowApplication", "Application name."));
+  k.push_back(Str(keys::kApplicationType, "TONY", "YARN application type."));
+  k.push_back(List(keys::kApplicationTags, "", "Application tags."));
+  k.push_back(Str(keys::kApplicationNodeLabel, "", "Node-label expression for the app."));
   // TonY's fixed application ACLs (VIEW_APP "*", MODIFY_APP " ") as keys of ours.
-  k.push_back(Str("tony.application.view-acls", "*",
+  k.push_back(Str(keys::kApplicationViewAcls, "*",
                   "YARN: who may view the application (its report, diagnostics and tracking "
                   "URL), in YARN's ACL form \"user1,user2 group1,group2\"; * for everyone; empty "
                   "for the owner only. The owner and the cluster's admins always may."));
-  k.push_back(Str("tony.application.modify-acls", "",
+  k.push_back(Str(keys::kApplicationModifyAcls, "",
                   "YARN: who may modify (kill) the application, in YARN's ACL form \"user1,user2 "
                   "group1,group2\"; empty for the owner only. The owner and the cluster's admins "
                   "always may."));
-  k.push_back({"tony.application.framework", KeyType::kEnum, "tensorflow", "",
+  k.push_back({keys::kApplicationFramework, KeyType::kEnum, "tensorflow", "",
                "Framework runtime that builds each task's environment.", FrameworkNames()});
-  k.push_back({"tony.application.distributed-mode",
+  k.push_back({keys::kApplicationDistributedMode,
                KeyType::kEnum,
                "GANG",
                "",
                "GANG: tasks start once all registered; FCFS: each starts on registration.",
                {"GANG", "FCFS"}});
-  k.push_back(Bool("tony.application.skip-fit-check", "false",
+  k.push_back(Bool(keys::kApplicationSkipFitCheck, "false",
                    "YARN: submit without first checking that every container, and the AM with "
                    "each stage's tasks at once, fit the cluster's running NodeManagers and the "
                    "queue's maximum capacity (for a cluster that grows)."));
-  k.push_back(Bool("tony.application.enable-preprocess", "false",
+  k.push_back(Bool(keys::kApplicationEnablePreprocess, "false",
                    "Run the command once as task am:0 before every other task; its line "
                    "\"Model parameters: <p>\" gives the tasks MODEL_PARAMS=<p>."));
-  k.push_back(Ms("tony.application.timeout", "0", "Maximum job runtime; 0: unlimited."));
+  k.push_back(Ms(keys::kApplicationTimeout, "0", "Maximum job runtime; 0: unlimited."));
   k.push_back(
-      Int("tony.application.num-client-rm-connect-retries", "3", "",
+      Int(keys::kApplicationNumClientRmConnectRetries, "3", "",
           "How often the client tries again to reach a ResourceManager it cannot connect to "
           "(pauses from 1 s, doubling, at most yarn.resourcemanager.connect.retry-interval.ms)."));
-  k.push_back(List("tony.application.prepare-stage", "",
+  k.push_back(List(keys::kApplicationPrepareStage, "",
                    "Roles of the prepare stage: they run first; the training stage's roles get "
                    "containers once every tracked task of these succeeded."));
-  k.push_back(List("tony.application.training-stage", "",
+  k.push_back(List(keys::kApplicationTrainingStage, "",
                    "Roles of the training stage; with only one of the two keys set, the other "
                    "stage is every other role."));
-  k.push_back(List("tony.application.untracked.jobtypes", "ps",
+  k.push_back(List(keys::kApplicationUntrackedJobtypes, "ps",
                    "Roles not waited for; their failure fails the job."));
-  k.push_back(List("tony.application.sidecar.jobtypes", "tensorboard",
+  k.push_back(List(keys::kApplicationSidecarJobtypes, "tensorboard",
                    "Roles not waited for; their failure is ignored."));
-  k.push_back(List("tony.application.stop-on-failure-jobtypes", "ps",
+  k.push_back(List(keys::kApplicationStopOnFailureJobtypes, "ps",
                    "Roles whose failure fails the job immediately."));
   // Differs from TonY (false): a failed tracked task fails the job unless the user opts out.
-  k.push_back(Bool("tony.application.fail-on-worker-failure-enabled", "true",
+  k.push_back(Bool(keys::kApplicationFailOnWorkerFailureEnabled, "true",
                    "Any tracked task failure fails the job."));
   k.push_back(
-      Unsupported(Bool("tony.application.security.enabled", "true", "Kerberos/token handling."),
+      Unsupported(Bool(keys::kApplicationSecurityEnabled, "true", "Kerberos/token handling."),
                   "Kerberos follows hadoop.security.authentication in core-site.xml"));
-  k.push_back(Str("tony.application.hdfs-conf-path", "",
+  k.push_back(Str(keys::kApplicationHdfsConfPath, "",
                   "The client's hdfs-site.xml, read instead of the conf dir's."));
-  k.push_back(Str("tony.application.yarn-conf-path", "",
+  k.push_back(Str(keys::kApplicationYarnConfPath, "",
                   "The client's yarn-site.xml, read instead of the conf dir's."));
-  k.push_back(Str("tony.application.ssl.ca-file", "",
+  k.push_back(Str(keys::kApplicationSslCaFile, "",
                   "tony only: a PEM file of the CA certificates to trust for HTTPS to the cluster "
                   "(WebHDFS when dfs.http.policy is HTTPS_ONLY, NodeManager logs when "
                   "yarn.http.policy is); unset: the PKCS12 trust store of the cluster's "
                   "ssl-client.xml, else the system's CAs."));
-  k.push_back(List("tony.application.webhdfs.datanode-hosts", "",
+  k.push_back(List(keys::kApplicationWebhdfsDatanodeHosts, "",
                    "tony only: the only hosts a NameNode may redirect WebHDFS CREATE and OPEN "
                    "to; unset: any host."));
-  k.push_back(Unsupported(Str("tony.application.mapred-conf-path", "", "Explicit mapred-site.xml."),
+  k.push_back(Unsupported(Str(keys::kApplicationMapredConfPath, "", "Explicit mapred-site.xml."),
                           "tony reads no mapred-site.xml: it ships no MapReduce framework"));
-  k.push_back(Str("tony.application.hadoop.location", "",
+  k.push_back(Str(keys::kApplicationHadoopLocation, "",
                   "A Hadoop tarball (URI or path, #ALIAS for its directory) unpacked into every "
                   "task container; its bin/hadoop gives the tasks' CLASSPATH."));
-  k.push_back(Str("tony.application.hadoop.classpath", "",
+  k.push_back(Str(keys::kApplicationHadoopClasspath, "",
                   "Comma-separated classpath entries ($VAR and {{VAR}} expanded, dir/* globbed) "
                   "that become the tasks' CLASSPATH instead of `hadoop classpath --glob`."));
-  k.push_back(Str("tony.application.tensorboard-log-dir", "",
+  k.push_back(Str(keys::kApplicationTensorboardLogDir, "",
                   "Adds the sidecar `tensorboard` task, which runs TensorBoard on this "
                   "directory; --sidecar_tensorboard_log_dir wins."));
   k.push_back(
-      Unsupported(Str("tony.application.placement-spec", "", "App-level placement constraint."),
+      Unsupported(Str(keys::kApplicationPlacementSpec, "", "App-level placement constraint."),
                   "YARN placement constraints are not implemented"));
-  k.push_back(List("tony.application.group.<group>", "", "Roles forming group <group>."));
-  k.push_back(Long("tony.application.dependency.<role>.timeout.after.<group>", "", "s",
+  k.push_back(List(keys::kApplicationGroup, "", "Roles forming group <group>."));
+  k.push_back(Long(keys::kApplicationDependencyTimeout, "", "s",
                    "Seconds <role> may keep running after all of <group> finished."));
-  k.push_back(Bool("tony.application.dependency.<role>.timeout.after.<group>.ignored", "false",
+  k.push_back(Bool(keys::kApplicationDependencyTimeoutIgnored, "false",
                    "On that timeout make <role> untracked instead of failing."));
-  k.push_back(List("tony.other.namenodes", "",
+  k.push_back(List(keys::kOtherNamenodes, "",
                    "Extra NameNode URIs (hdfs://host:port, hdfs://<nameservice>, webhdfs://...) "
                    "to fetch a delegation token for, for the tasks."));
 }
 
 // §2.2 and §2.3.
 void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
-  k.push_back(Int("tony.am.retry-count", "0", "",
+  k.push_back(Int(keys::kAmRetryCount, "0", "",
                   "Session retries: how often a FAILED job starts again from its first stage, "
                   "every task in a new attempt (NUM_AM_RETRIES in their environment says which "
                   "retry); not in a single-node job."));
-  k.push_back(Mem("tony.local.memory", "",
+  k.push_back(Mem(keys::kLocalMemory, "",
                   "Local engine: memory the job may use in all; unset: this machine's memory."));
-  k.push_back(Int("tony.local.vcores", "", "",
+  k.push_back(Int(keys::kLocalVcores, "", "",
                   "Local engine: the cores a job's vcores are compared with; unset: this "
                   "machine's. More vcores still run, sharing the CPUs, with a warning."));
-  k.push_back(Mem("tony.am.memory", "2g", "Coordinator container memory."));
-  k.push_back(Int("tony.am.vcores", "1", "", "Coordinator container vcores."));
-  k.push_back(Int("tony.am.gpus", "0", "", "Coordinator container GPUs."));
-  k.push_back(Int("tony.am.wait-client-signal-stop-timeout-sec", "15", "s",
+  k.push_back(Mem(keys::kAmMemory, "2g", "Coordinator container memory."));
+  k.push_back(Int(keys::kAmVcores, "1", "", "Coordinator container vcores."));
+  k.push_back(Int(keys::kAmGpus, "0", "", "Coordinator container GPUs."));
+  k.push_back(Int(keys::kAmWaitClientSignalStopTimeoutSec, "15", "s",
                   "After the job's end, how long the coordinator waits for a client to read "
                   "the final status before it exits (TonY: the client's finish signal)."));
   k.push_back(
-      Unsupported(Ms("tony.am.startup-timeout", "0", "Time the app may stay ACCEPTED; 0: forever."),
+      Unsupported(Ms(keys::kAmStartupTimeout, "0", "Time the app may stay ACCEPTED; 0: forever."),
                   "the client waits for the AM without a limit"));
-  k.push_back(
-      Unsupported(Str("tony.am.node-label", "", "Node label for the coordinator container."),
-                  "the AM container gets tony.application.node-label only"));
-  k.push_back(List("tony.am.resources", "", "Resources localized for the coordinator only."));
-  k.push_back(Str("tony.am.command", "",
+  k.push_back(Unsupported(Str(keys::kAmNodeLabel, "", "Node label for the coordinator container."),
+                          "the AM container gets tony.application.node-label only"));
+  k.push_back(List(keys::kAmResources, "", "Resources localized for the coordinator only."));
+  k.push_back(Str(keys::kAmCommand, "",
                   "Command of the preprocess / single-node task am:0; default: "
                   "tony.containers.command."));
-  k.push_back(Int("tony.task.max-total-instances", "-1", "", "Cap on total instances; -1: none."));
-  k.push_back(Int("tony.task.max-total-gpus", "-1", "", "Cap on total GPUs; -1: none."));
-  k.push_back(Int("tony.task.max-total-vcores", "-1", "", "Cap on total vcores; -1: none."));
-  k.push_back(Mem("tony.task.max-total-memory", "-1", "Cap on total memory; -1: none."));
+  k.push_back(Int(keys::kTaskMaxTotalInstances, "-1", "", "Cap on total instances; -1: none."));
+  k.push_back(Int(keys::kTaskMaxTotalGpus, "-1", "", "Cap on total GPUs; -1: none."));
+  k.push_back(Int(keys::kTaskMaxTotalVcores, "-1", "", "Cap on total vcores; -1: none."));
+  k.push_back(Mem(keys::kTaskMaxTotalMemory, "-1", "Cap on total memory; -1: none."));
+  k.push_back(Unsupported(Str(keys::kTaskAmJvmOpts, "", "Coordinator JVM options (TonY compat)."),
+                          "tony runs no JVM"));
   k.push_back(
-      Unsupported(Str("tony.task.am.jvm.opts", "", "Coordinator JVM options (TonY compat)."),
+      Unsupported(Str(keys::kTaskExecutorJvmOpts, "-Xmx1536m", "Executor JVM options (compat)."),
                   "tony runs no JVM"));
+  k.push_back(Unsupported(Str(keys::kTaskDefaultJvmOpts, "", "JVM options for both (TonY compat)."),
+                          "tony runs no JVM"));
   k.push_back(
-      Unsupported(Str("tony.task.executor.jvm.opts", "-Xmx1536m", "Executor JVM options (compat)."),
+      Unsupported(Str(keys::kDefaultJvmOpts, "", "Azkaban's JVM options key (TonY compat)."),
                   "tony runs no JVM"));
-  k.push_back(
-      Unsupported(Str("tony.task.default.jvm.opts", "", "JVM options for both (TonY compat)."),
-                  "tony runs no JVM"));
-  k.push_back(
-      Unsupported(Str("tony.default.jvm.opts", "", "Azkaban's JVM options key (TonY compat)."),
-                  "tony runs no JVM"));
-  k.push_back(Ms("tony.task.heartbeat-interval-ms", "1000", "Executor heartbeat period."));
-  k.push_back(Int("tony.task.max-missed-heartbeats", "25", "",
+  k.push_back(Ms(keys::kTaskHeartbeatIntervalMs, "1000", "Executor heartbeat period."));
+  k.push_back(Int(keys::kTaskMaxMissedHeartbeats, "25", "",
                   "Missed heartbeats before a task (or executor) gives up."));
-  k.push_back(Ms("tony.task.metrics-interval-ms", "5000",
+  k.push_back(Ms(keys::kTaskMetricsIntervalMs, "5000",
                  "How often each task's memory (RSS of its processes) is sampled for its "
                  "MAX_MEMORY_BYTES and AVG_MEMORY_BYTES metrics; 0: never."));
-  k.push_back(Unsupported(
-      Bool("tony.task.gpu-metrics.enabled", "true", "Collect GPU metrics on GPU tasks."),
-      "GPU metrics are not collected yet (memory metrics are)"));
-  k.push_back(Ms("tony.task.executor.execution-timeout-ms", "0",
+  k.push_back(
+      Unsupported(Bool(keys::kTaskGpuMetricsEnabled, "true", "Collect GPU metrics on GPU tasks."),
+                  "GPU metrics are not collected yet (memory metrics are)"));
+  k.push_back(Ms(keys::kTaskExecutorExecutionTimeoutMs, "0",
                  "Kill the user process after this; 0: never."));
   // TonY's name for the same timeout before TonY #596, still in its tony-default.xml and in old
   // job files; tony.task.executor.execution-timeout-ms wins when both are set.
-  k.push_back(Ms("tony.worker.timeout", "0",
+  k.push_back(Ms(keys::kWorkerTimeout, "0",
                  "TonY's older name of tony.task.executor.execution-timeout-ms (every task)."));
-  k.push_back(Long("tony.task.executor.registry-timeout-sec", "0", "s",
+  k.push_back(Long(keys::kTaskExecutorRegistryTimeoutSec, "0", "s",
                    "Executor's time to register; 0: forever."));
-  k.push_back({"tony.task.hold-port",
+  k.push_back({keys::kTaskHoldPort,
                KeyType::kEnum,
                "",
                "",
@@ -201,45 +198,44 @@ void AddAmAndTaskKeys(std::vector<KeySpec>& k) {
                "program that cannot be preloaded (static). TF_GRPC_REUSE_PORT in "
                "tony.execution.envs decides when this is unset.",
                {"true", "false"}});
-  k.push_back(Int("tony.task.executor.execution.error-message-max-depth", "20", "",
+  k.push_back(Int(keys::kTaskExecutorExecutionErrorMessageMaxDepth, "20", "",
                   "stderr lines copied into failure diagnostics."));
 }
 
 // §2.4 (containers and per-role templates) and §2.5.
 void AddContainerKeys(std::vector<KeySpec>& k) {
-  k.push_back(Ms("tony.container.registration.timeout", "-1",
+  k.push_back(Ms(keys::kContainerRegistrationTimeout, "-1",
                  "Time from allocation to registration; <= 0: off."));
-  k.push_back(Ms("tony.application.gang-timeout-ms", "0",
+  k.push_back(Ms(keys::kApplicationGangTimeoutMs, "0",
                  "Time for every container of a stage's gang to be allocated (from the stage's "
                  "start or its gang restart); the job then fails naming what is missing. 0: "
                  "wait as long as YARN takes."));
-  k.push_back(Ms("tony.container.allocation.timeout", "-1",
+  k.push_back(Ms(keys::kContainerAllocationTimeout, "-1",
                  "Time for all tasks to register in GANG mode; <= 0: off."));
-  k.push_back(List("tony.containers.resources", "", "Resources for every container."));
-  k.push_back(Str("tony.containers.command", "", "Default command of every role (--executes)."));
-  k.push_back(List("tony.containers.envs", "", "K=V for the container environment."));
-  k.push_back(List("tony.execution.envs", "", "K=V for the user process environment."));
-  k.push_back(
-      Unsupported(Str("tony.containers.placement-spec", "", "Default placement constraint."),
-                  "YARN placement constraints are not implemented"));
-  k.push_back(Unsupported(List("tony.containers.allocation-tags", "", "Default allocation tags."),
+  k.push_back(List(keys::kContainersResources, "", "Resources for every container."));
+  k.push_back(Str(keys::kContainersCommand, "", "Default command of every role (--executes)."));
+  k.push_back(List(keys::kContainersEnvs, "", "K=V for the container environment."));
+  k.push_back(List(keys::kExecutionEnvs, "", "K=V for the user process environment."));
+  k.push_back(Unsupported(Str(keys::kContainersPlacementSpec, "", "Default placement constraint."),
                           "YARN placement constraints are not implemented"));
-  k.push_back(Int("tony.<role>.instances", "0", "", "Number of tasks of <role>."));
-  k.push_back(Int("tony.<role>.max-instances", "-1", "", "Admin cap on instances; -1: none."));
-  k.push_back(Mem("tony.<role>.memory", "2g", "Container memory of <role>."));
-  k.push_back(Int("tony.<role>.vcores", "1", "", "Container vcores of <role>."));
-  k.push_back(Int("tony.<role>.gpus", "0", "", "Container GPUs of <role>."));
-  k.push_back(List("tony.<role>.resources", "", "Resources only for <role>."));
-  k.push_back(Str("tony.<role>.command", "", "Command of <role>; else tony.containers.command."));
-  k.push_back(Str("tony.<role>.node-label", "", "Node-label expression for <role>."));
-  k.push_back(Unsupported(Str("tony.<role>.placement-spec", "", "Placement constraint for <role>."),
+  k.push_back(Unsupported(List(keys::kContainersAllocationTags, "", "Default allocation tags."),
                           "YARN placement constraints are not implemented"));
-  k.push_back(Unsupported(List("tony.<role>.allocation-tags", "", "Allocation tags for <role>."),
+  k.push_back(Int(keys::kRoleInstances, "0", "", "Number of tasks of <role>."));
+  k.push_back(Int(keys::kRoleMaxInstances, "-1", "", "Admin cap on instances; -1: none."));
+  k.push_back(Mem(keys::kRoleMemory, "2g", "Container memory of <role>."));
+  k.push_back(Int(keys::kRoleVcores, "1", "", "Container vcores of <role>."));
+  k.push_back(Int(keys::kRoleGpus, "0", "", "Container GPUs of <role>."));
+  k.push_back(List(keys::kRoleResources, "", "Resources only for <role>."));
+  k.push_back(Str(keys::kRoleCommand, "", "Command of <role>; else tony.containers.command."));
+  k.push_back(Str(keys::kRoleNodeLabel, "", "Node-label expression for <role>."));
+  k.push_back(Unsupported(Str(keys::kRolePlacementSpec, "", "Placement constraint for <role>."),
                           "YARN placement constraints are not implemented"));
-  k.push_back(Unsupported(List("tony.<role>.depends-on", "", "Declared by TonY but unused."),
+  k.push_back(Unsupported(List(keys::kRoleAllocationTags, "", "Allocation tags for <role>."),
+                          "YARN placement constraints are not implemented"));
+  k.push_back(Unsupported(List(keys::kRoleDependsOn, "", "Declared by TonY but unused."),
                           "TonY declares it and uses it nowhere"));
-  k.push_back(Int("tony.<role>.nproc-per-task", "1", "", "Processes per container of <role>."));
-  k.push_back({"tony.<role>.restart-policy",
+  k.push_back(Int(keys::kRoleNprocPerTask, "1", "", "Processes per container of <role>."));
+  k.push_back({keys::kRoleRestartPolicy,
                KeyType::kEnum,
                "never",
                "",
@@ -247,68 +243,67 @@ void AddContainerKeys(std::vector<KeySpec>& k) {
                "exit-code (a foreign signal, an exit code of restart-exit-codes, a lost task). "
                "A preempted container or a lost node is replaced whatever this says.",
                {"never", "on-failure", "exit-code"}});
-  k.push_back({"tony.<role>.restart-scope",
+  k.push_back({keys::kRoleRestartScope,
                KeyType::kEnum,
                "",
                "",
                "What a restart of <role> restarts: task (only the task) or gang (every task of "
                "its stage). Default: gang; task for a sidecar role.",
                {"task", "gang"}});
-  k.push_back(Int("tony.<role>.max-restarts", "3", "",
+  k.push_back(Int(keys::kRoleMaxRestarts, "3", "",
                   "Restarts <role> may use in the job's life (failures counted once; "
                   "preemptions and lost nodes not)."));
-  k.push_back(List("tony.<role>.restart-exit-codes", "",
+  k.push_back(List(keys::kRoleRestartExitCodes, "",
                    "Exit codes (1-255) that restart a <role> task under restart-policy "
                    "exit-code."));
-  k.push_back(Ms("tony.<role>.restart-backoff-ms", "1000",
+  k.push_back(Ms(keys::kRoleRestartBackoffMs, "1000",
                  "Wait before the first restart of <role>; doubles with each restart."));
-  k.push_back(Ms("tony.<role>.restart-backoff-max-ms", "60000",
-                 "The longest wait before a restart of <role>."));
-  k.push_back(Ms("tony.<role>.stall-timeout-ms", "0",
+  k.push_back(
+      Ms(keys::kRoleRestartBackoffMaxMs, "60000", "The longest wait before a restart of <role>."));
+  k.push_back(Ms(keys::kRoleStallTimeoutMs, "0",
                  "A running <role> task with no output and no progress for this long is STALLED "
                  "(its Python stacks are captured); 0: never."));
-  k.push_back({"tony.<role>.on-stall",
+  k.push_back({keys::kRoleOnStall,
                KeyType::kEnum,
                "fail",
                "",
                "What a STALLED <role> task gets: warn (only shown), fail (stopped, FAILED) or "
                "restart (stopped, restarted as its restart scope says).",
                {"warn", "fail", "restart"}});
-  k.push_back(Bool("tony.docker.enabled", "false", "Launch containers with Docker."));
-  k.push_back(Str("tony.docker.containers.image", "", "Default Docker image."));
-  k.push_back(Str("tony.docker.<role>.image", "", "Docker image of <role>."));
-  k.push_back(Str("tony.docker.containers.mount", "", "Docker mounts."));
+  k.push_back(Bool(keys::kDockerEnabled, "false", "Launch containers with Docker."));
+  k.push_back(Str(keys::kDockerContainersImage, "", "Default Docker image."));
+  k.push_back(Str(keys::kDockerRoleImage, "", "Docker image of <role>."));
+  k.push_back(Str(keys::kDockerContainersMount, "", "Docker mounts."));
 }
 
 // §2.6 and §2.7.
 void AddMiscKeys(std::vector<KeySpec>& k) {
   k.push_back(
-      Str("tony.gpu-exec-path", "nvidia-smi",
+      Str(keys::kGpuExecPath, "nvidia-smi",
           "nvidia-smi binary (the local engine lists GPUs with it; YARN's NM finds its own)."));
-  k.push_back(Str("tony.python-exec-path", "", "Python interpreter (--python_binary_path)."));
-  k.push_back(
-      Unsupported(Str("tony.python-venv", "", "Python environment archive (--python_venv)."),
-                  "set it with --python_venv; in a file it has no effect"));
-  k.push_back(Unsupported(Str("tony.src-dir", "", "Source dir or archive (--src_dir)."),
+  k.push_back(Str(keys::kPythonExecPath, "", "Python interpreter (--python_binary_path)."));
+  k.push_back(Unsupported(Str(keys::kPythonVenv, "", "Python environment archive (--python_venv)."),
+                          "set it with --python_venv; in a file it has no effect"));
+  k.push_back(Unsupported(Str(keys::kSrcDir, "", "Source dir or archive (--src_dir)."),
                           "set it with --src_dir; in a file it has no effect"));
   for (std::string_view f :
-       {"tony.version-info.version", "tony.version-info.revision", "tony.version-info.branch",
-        "tony.version-info.user", "tony.version-info.date", "tony.version-info.url",
-        "tony.version-info.checksum"}) {
+       {keys::kVersionInfoVersion, keys::kVersionInfoRevision, keys::kVersionInfoBranch,
+        keys::kVersionInfoUser, keys::kVersionInfoDate, keys::kVersionInfoUrl,
+        keys::kVersionInfoChecksum}) {
     k.push_back(Unsupported(Str(f, "", "Build provenance, injected by the client."),
                             "build provenance TonY's client records; tony neither records nor "
                             "reads it"));
   }
-  k.push_back(Unsupported(Bool("tony.horovod.mode.test", "false", "Horovod driver test mode."),
+  k.push_back(Unsupported(Bool(keys::kHorovodModeTest, "false", "Horovod driver test mode."),
                           "a TonY test hook"));
-  k.push_back(Unsupported(
-      Bool("tony.horovod.mode.test.fast.fail", "false", "Horovod driver fails at once."),
-      "a TonY test hook"));
-  k.push_back(Bool("tony.horovod.driver.mode.debug", "false",
+  k.push_back(
+      Unsupported(Bool(keys::kHorovodModeTestFastFail, "false", "Horovod driver fails at once."),
+                  "a TonY test hook"));
+  k.push_back(Bool(keys::kHorovodDriverModeDebug, "false",
                    "Horovod: the driver task runs tony.driver.command (your rendezvous driver, "
                    "which writes DRIVER_OUTPUT_PATH/<port>____HOROVOD_RENDEZVOUS_SERVER____ with "
                    "its slot plan) instead of tony's."));
-  k.push_back(Str("tony.history.location", "/path/to/tony-history",
+  k.push_back(Str(keys::kHistoryLocation, "/path/to/tony-history",
                   "Job history root, in TonY's layout for TonY's portal: the coordinator writes "
                   "intermediate/<appId>/ (tony-final.xml, <appId>-<startedMs>-<user>.jhist."
                   "inprogress, Avro events in TonY's schema) as the job runs and moves it to "
@@ -318,70 +313,70 @@ void AddMiscKeys(std::vector<KeySpec>& k) {
                   "placeholder default: none. A location that cannot be written is a warning "
                   "and the job's final message says its history is incomplete; the job runs on. "
                   "An hdfs:// value also gets a delegation token for the tasks, as in TonY."));
-  k.push_back(Str("tony.history.intermediate", "${tony.history.location}/intermediate",
+  k.push_back(Str(keys::kHistoryIntermediate, "${tony.history.location}/intermediate",
                   "Where a running job's history is written (TonY's AM always uses "
                   "<location>/intermediate; tony honours this key, as TonY's portal does)."));
-  k.push_back(Str("tony.history.finished", "${tony.history.location}/finished",
+  k.push_back(Str(keys::kHistoryFinished, "${tony.history.location}/finished",
                   "Where an ended job's history is moved, under yyyy/MM/dd/<appId>/ (tony's "
                   "coordinator moves it at the job's end; TonY's portal mover did it later)."));
   k.push_back(Unsupported(
-      Ms("tony.history.mover-interval-ms", "300000", "Portal mover period."),
+      Ms(keys::kHistoryMoverIntervalMs, "300000", "Portal mover period."),
       "a key of TonY's history portal's mover; tony's coordinator moves a job's history to "
       "finished/ itself when the job ends"));
-  k.push_back(Str("tony.history.finished-dir-timezone", "UTC",
+  k.push_back(Str(keys::kHistoryFinishedDirTimezone, "UTC",
                   "Time zone (an IANA name) of the yyyy/MM/dd directories under "
                   "tony.history.finished; the date is the job's end."));
   k.push_back(Unsupported(
-      Long("tony.history.retention-sec", "2592000", "s", "History retention."),
+      Long(keys::kHistoryRetentionSec, "2592000", "s", "History retention."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Ms("tony.history.purger-interval-ms", "21600000", "History purger period."),
+      Ms(keys::kHistoryPurgerIntervalMs, "21600000", "History purger period."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Str("tony.history.host", "", "Legacy portal key."),
+      Str(keys::kHistoryHost, "", "Legacy portal key."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Str("tony.portal.url", "https://localhost:19886", "Portal URL."),
+      Str(keys::kPortalUrl, "https://localhost:19886", "Portal URL."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Int("tony.portal.cache.max-entries", "10000", "", "Portal cache size."),
+      Int(keys::kPortalCacheMaxEntries, "10000", "", "Portal cache size."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Str("tony.keytab.user", "user1", "Portal Kerberos principal."),
+      Str(keys::kKeytabUser, "user1", "Portal Kerberos principal."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Str("tony.keytab.location", "/path/to/tony.keytab", "Portal keytab."),
+      Str(keys::kKeytabLocation, "/path/to/tony.keytab", "Portal keytab."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Int("tony.https.port", "19886", "", "Portal HTTPS port."),
+      Int(keys::kHttpsPort, "19886", "", "Portal HTTPS port."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Str("tony.https.keystore.path", "/path/to/keystore", "Portal keystore."),
+      Str(keys::kHttpsKeystorePath, "/path/to/keystore", "Portal keystore."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Str("tony.https.keystore.type", "JKS", "Portal keystore type."),
+      Str(keys::kHttpsKeystoreType, "JKS", "Portal keystore type."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Str("tony.https.keystore.password", "password", "Portal keystore password."),
+      Str(keys::kHttpsKeystorePassword, "password", "Portal keystore password."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Str("tony.https.keystore.algorithm", "SunX509", "Portal keystore algorithm."),
+      Str(keys::kHttpsKeystoreAlgorithm, "SunX509", "Portal keystore algorithm."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Str("tony.http.port", "disabled", "Portal plain HTTP port (dev only)."),
+      Str(keys::kHttpPort, "disabled", "Portal plain HTTP port (dev only)."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
   k.push_back(Unsupported(
-      Str("tony.secret.key", "changeme", "Portal secret."),
+      Str(keys::kSecretKey, "changeme", "Portal secret."),
       "a key of TonY's history portal; tony has no portal (a job's history is its job dir)"));
 }
 
 // tony only: the Kerberos login of `tony submit` on a secure cluster (README, "Kerberos").
 void AddKerberosKeys(std::vector<KeySpec>& k) {
-  k.push_back(Str("tony.kerberos.principal", "",
+  k.push_back(Str(keys::kKerberosPrincipal, "",
                   "Principal to log in as from tony.kerberos.keytab (--principal)."));
-  k.push_back(Str("tony.kerberos.keytab", "",
+  k.push_back(Str(keys::kKerberosKeytab, "",
                   "Keytab of tony.kerberos.principal (--keytab); unset: the ticket cache."));
-  k.push_back(Str("tony.kerberos.proxy-user", "",
+  k.push_back(Str(keys::kKerberosProxyUser, "",
                   "Submit as this user on behalf of the Kerberos login (--proxy_user)."));
 }
 

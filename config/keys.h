@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "config/key_names.h"
+
 namespace tony {
 
 enum class KeyType { kString, kInt, kLong, kBool, kMemory, kList, kEnum, kDurationMs };

@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 #include "coordinator/coordinator.h"
 
 namespace tony {
@@ -124,7 +125,8 @@ void Coordinator::FinishTonyHistory(core::FinalStatus status) {
 
 void Coordinator::NoteHistoryError(const Status& s) {
   if (s.ok()) return;
-  std::string where = tony_history_ ? tony_history_->events_path() : "tony.history.location";
+  std::string where =
+      tony_history_ ? tony_history_->events_path() : std::string(keys::kHistoryLocation);
   if (history_error_.empty()) {
     history_error_ = s.message();
     TONY_LOG(kWarning) << "the job's TonY history (" << where

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "config/key_names.h"
 #include "hadoop/yarn/records.h"
 
 namespace tony::engine {
@@ -64,8 +65,8 @@ inline constexpr char kHdfsTokenServiceEnv[] = "TONY_HDFS_TOKEN_SERVICE";
 // (rpc/job_secret.h), so that the AM can get new HDFS delegation tokens before the old ones reach
 // their maximum lifetime (engine/yarn/token_renewal.h). The AM takes them out of its credentials
 // file at start; no executor gets them.
-inline constexpr char kKeytabAlias[] = "tony.kerberos.keytab";
-inline constexpr char kPrincipalAlias[] = "tony.kerberos.principal";
+inline constexpr const auto& kKeytabAlias = keys::kKerberosKeytab;
+inline constexpr const auto& kPrincipalAlias = keys::kKerberosPrincipal;
 
 // Inside a container: the name of the tony bundle's ARCHIVE resource (client/bundle.h builds it)
 // and the executable in it, which the AM and every executor run.

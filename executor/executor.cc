@@ -11,6 +11,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/job_spec.h"
+#include "config/key_names.h"
 #include "executor/control_plane.h"
 #include "executor/event_loop.h"
 #include "executor/localize.h"
@@ -92,7 +93,7 @@ int RunExecutor() {
                          << "SO_REUSEPORT fails";
     } else if (spec.hold_port.value_or(false)) {
       TONY_LOG(kWarning) << shim.status().message() << "; the port stays held as "
-                         << "tony.task.hold-port = true says: the process must bind it with "
+                         << keys::kTaskHoldPort << " = true says: the process must bind it with "
                          << "SO_REUSEPORT itself";
     } else {
       hold = false;

@@ -14,6 +14,7 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 #include "hadoop/hdfs/tls.h"
 #include "hadoop/security/credentials.h"
 
@@ -131,7 +132,7 @@ std::string FindArchiveHadoop(const std::string& dir) {
     std::string candidate = JoinPath(entry.path().string(), "bin/hadoop");
     if (entry.is_directory(ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
-  TONY_LOG(kWarning) << "tony.application.hadoop.location: no executable bin/hadoop in " << dir
+  TONY_LOG(kWarning) << keys::kApplicationHadoopLocation << ": no executable bin/hadoop in " << dir
                      << (ec ? " (" + ec.message() + ")" : std::string())
                      << " nor in a directory inside it; the node's Hadoop is used if it has one";
   return "";
@@ -206,7 +207,7 @@ void AddHadoopClasspath(EnvMap& env, const JobHadoop& job) {
     env["CLASSPATH"] = ExpandClasspath(job.classpath, env);
     static bool said = false;  // once per executor, not once per local process
     if (!std::exchange(said, true)) {
-      TONY_LOG(kInfo) << "CLASSPATH of the user process from tony.application.hadoop.classpath";
+      TONY_LOG(kInfo) << "CLASSPATH of the user process from " << keys::kApplicationHadoopClasspath;
     }
   } else {
     if (hadoop.empty()) return;

@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/process.h"
+#include "config/key_names.h"
 #include "executor/hadoop_env.h"
 #include "executor/python_stacks.h"
 #include "runtime/framework.h"
@@ -98,7 +99,7 @@ void TaskRun::OnRegistered(const Status& s) {
         "registering " + id_.Name() + " with the coordinator at " + control_.address();
     if (Unreachable(s)) {
       context += " (given up after " + std::to_string(options_.registry_timeout_ms / 1000) +
-                 " s: " + spec_.KeyAndSource("tony.task.executor.registry-timeout-sec") + ")";
+                 " s: " + spec_.KeyAndSource(keys::kTaskExecutorRegistryTimeoutSec) + ")";
     }
     Exit(1, s.WithContext(context).message());
     return;
@@ -277,7 +278,7 @@ void TaskRun::PollPublished() {
 void TaskRun::WatchForStalls(const std::vector<SpawnOptions>& options) {
   StallWatchOptions w;
   w.timeout_ms = role_.stall_timeout_ms;
-  w.key = "tony." + role_.name + ".stall-timeout-ms";
+  w.key = keys::ForRole(keys::kRoleStallTimeoutMs, role_.name);
   if (auto it = spec_.sources.find(w.key); it != spec_.sources.end()) w.source = it->second;
   w.log_dir = id_.log_dir;
   for (const SpawnOptions& o : options) {
@@ -287,7 +288,8 @@ void TaskRun::WatchForStalls(const std::vector<SpawnOptions>& options) {
   w.files.push_back(ProgressFile(id_));
   TONY_LOG(kInfo) << "watching for stalls: no output and no touch of " << ProgressFile(id_)
                   << " for " << role_.stall_timeout_ms << " ms (" << w.key << ") is one; on "
-                  << OnStallName(role_.on_stall) << " (tony." << role_.name << ".on-stall)";
+                  << OnStallName(role_.on_stall) << " ("
+                  << keys::ForRole(keys::kRoleOnStall, role_.name) << ")";
   stall_watch_.Start(std::move(w), [this] { return processes_.LiveGroups(); });
 }
 
@@ -333,8 +335,8 @@ void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
     StopTask("lost contact with the coordinator: no answer to " +
                  std::to_string(std::max(1, spec_.max_missed_heartbeats)) + " heartbeat(s), " +
                  std::to_string(loss_ms) + " ms (" +
-                 spec_.KeyAndSource("tony.task.max-missed-heartbeats") + ", " +
-                 spec_.KeyAndSource("tony.task.heartbeat-interval-ms") + ")",
+                 spec_.KeyAndSource(keys::kTaskMaxMissedHeartbeats) + ", " +
+                 spec_.KeyAndSource(keys::kTaskHeartbeatIntervalMs) + ")",
              false);
   }
 }

@@ -16,6 +16,7 @@
 
 #include "common/files.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 
 namespace tony::history {
 
@@ -188,7 +189,7 @@ Result<std::string> FinishedDatePath(int64_t wall_ms, const std::string& timezon
     std::string zone_file = std::string(tzdir ? tzdir : "/usr/share/zoneinfo") + "/" + timezone;
     if (timezone.empty() || timezone.find("..") != std::string::npos || timezone[0] == '/' ||
         !PathExists(zone_file)) {
-      return InvalidArgument("tony.history.finished-dir-timezone=" + timezone +
+      return InvalidArgument(keys::kHistoryFinishedDirTimezone + ("=" + timezone) +
                              ": no such time zone on this machine (" + zone_file + ")");
     }
     // localtime_r reads the zone from TZ, which is process-wide: set it for this one call, under
@@ -221,8 +222,8 @@ TonyHistoryWriter::~TonyHistoryWriter() = default;
 Result<std::unique_ptr<TonyHistoryWriter>> TonyHistoryWriter::Start(TonyHistoryOptions options,
                                                                     int64_t started_ms) {
   TONY_ASSIGN_OR_RETURN(options.intermediate,
-                        LocalPath(options.intermediate, "tony.history.intermediate"));
-  TONY_ASSIGN_OR_RETURN(options.finished, LocalPath(options.finished, "tony.history.finished"));
+                        LocalPath(options.intermediate, keys::kHistoryIntermediate));
+  TONY_ASSIGN_OR_RETURN(options.finished, LocalPath(options.finished, keys::kHistoryFinished));
   std::unique_ptr<TonyHistoryWriter> w(new TonyHistoryWriter(std::move(options), started_ms));
   TONY_RETURN_IF_ERROR(w->Open());
   return w;

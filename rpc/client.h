@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "config/key_names.h"
 #include "rpc/tls.h"
 #include "rpc/tony.grpc.pb.h"
 
@@ -27,7 +28,7 @@ inline constexpr int kMaxRequestBytes = 4 * 1024 * 1024;
 inline constexpr int kMaxResponseBytes = 64 * 1024 * 1024;
 // On YARN the secret travels as this secret key of the container's credentials (the
 // ContainerLaunchContext's tokens), never in its environment or command line.
-inline constexpr char kJobSecretAlias[] = "tony.job.secret";
+using keys::kJobSecretAlias;
 
 // True when the call carries `secret` (compared in constant time).
 bool CallHasSecret(const grpc::ServerContextBase& context, const std::string& secret);

@@ -15,12 +15,13 @@
 #include <string>
 
 #include "common/status.h"
+#include "config/key_names.h"
 
 namespace tony::rpc {
 
 // The secret keys of the containers' credentials that carry the job's TLS identity.
-inline constexpr char kJobTlsKeyAlias[] = "tony.job.tls.key";
-inline constexpr char kJobTlsCertAlias[] = "tony.job.tls.cert";
+using keys::kJobTlsCertAlias;
+using keys::kJobTlsKeyAlias;
 // The one name the certificate is for; clients check the server against it whatever host and
 // port they dial (the AM's host is only known once YARN has placed it).
 inline constexpr char kJobTlsServerName[] = "tony-control-plane";

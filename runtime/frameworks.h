@@ -5,8 +5,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "config/job_spec.h"
+#include "config/key_names.h"
 #include "runtime/framework.h"
 
 namespace tony::runtime {
@@ -19,6 +21,12 @@ std::unique_ptr<Framework> MakeJax();         // runtime/jax.cc
 std::unique_ptr<Framework> MakeStandalone();  // runtime/generic.cc
 std::unique_ptr<Framework> MakeGeneric();     // runtime/generic.cc
 
+// "tony.application.framework = <name>", how a framework's refusals begin.
+std::string FrameworkIs(std::string_view name);
+// tony.<role>.instances's name for `role`.
+inline std::string InstancesKey(std::string_view role) {
+  return keys::ForRole(keys::kRoleInstances, role);
+}
 // tony.<role>.instances, 0 for a role the job does not have.
 int Instances(const JobSpec& spec, const std::string& role);
 // tony.<role>.nproc-per-task, at least 1.

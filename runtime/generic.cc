@@ -20,9 +20,9 @@ class Standalone final : public Framework {
   std::string_view name() const override { return "standalone"; }
   Status Validate(const JobSpec& spec) const override {
     if (spec.TotalInstances() == 1) return Status::Ok();
-    return InvalidArgument(
-        "tony.application.framework = standalone runs exactly one task, but the job has " +
-        std::to_string(spec.TotalInstances()) + " (set a single tony.<role>.instances to 1)");
+    return InvalidArgument(FrameworkIs(name()) + " runs exactly one task, but the job has " +
+                           std::to_string(spec.TotalInstances()) + " (set a single " +
+                           keys::kRoleInstances + " to 1)");
   }
   Result<EnvMap> TaskEnv(const TaskEnvInput& /*in*/) const override { return EnvMap{}; }
 };

@@ -62,25 +62,24 @@ constexpr int64_t kHorovodDriverWaitMs = 120'000;
 Status ValidateHorovod(const JobSpec& spec) {
   if (Instances(spec, "ps") > 0) {
     return InvalidArgument(
-        "tony.application.framework = horovod has no parameter servers: "
-        "its workers all-reduce among themselves (set tony.ps.instances = 0)");
+        FrameworkIs("horovod") +
+        " has no parameter servers: its workers all-reduce among themselves (set " +
+        InstancesKey("ps") + " = 0)");
   }
   if (Instances(spec, "worker") < 1) {
-    return InvalidArgument(
-        "tony.application.framework = horovod needs tony.worker.instances to "
-        "be at least 1");
+    return InvalidArgument(FrameworkIs("horovod") + " needs " + InstancesKey("worker") +
+                           " to be at least 1");
   }
   if (spec.mode == DistributedMode::kFcfs) {
-    return InvalidArgument(
-        "tony.application.framework = horovod needs every worker in the "
-        "rendezvous: set tony.application.distributed-mode = GANG");
+    return InvalidArgument(FrameworkIs("horovod") + " needs every worker in the rendezvous: set " +
+                           keys::kApplicationDistributedMode + " = GANG");
   }
   return Status::Ok();
 }
 
 constexpr std::string_view kPortFileSuffix = "____HOROVOD_RENDEZVOUS_SERVER____";
 constexpr std::string_view kDriverOutputDir = "horovod_driver_output";
-constexpr char kDebugKey[] = "tony.horovod.driver.mode.debug";
+constexpr const char* kDebugKey = keys::kHorovodDriverModeDebug;
 
 bool DebugDriver(const Configuration& conf) {
   return ParseBool(Trim(conf.GetOr(kDebugKey, "false"))).value_or(false);
@@ -92,48 +91,47 @@ std::string SetBy(const ConfigValue* v) { return v == nullptr ? "" : " (from " +
 // the driver's debug mode (TonY refuses them otherwise).
 Status AddHorovodDriver(Configuration& conf, const std::string& python) {
   const std::string source = "horovod runtime";
+  auto driver = [](const char* key_template) { return keys::ForRole(key_template, "driver"); };
   const bool debug = DebugDriver(conf);
   if (!debug) {
     for (const auto& [key, value] : conf.entries()) {
-      if (!StartsWith(key, "tony.driver.") || value.FromDefaults()) continue;
-      return InvalidArgument(key + SetBy(&value) +
-                             ": tony.application.framework = horovod runs its own driver task; "
-                             "set " +
-                             kDebugKey +
-                             " = true to run yours (tony.driver.command), "
-                             "as TonY does");
+      if (!StartsWith(key, keys::RolePrefix("driver") + ".") || value.FromDefaults()) continue;
+      return InvalidArgument(
+          key + SetBy(&value) + ": " + FrameworkIs("horovod") + " runs its own driver task; set " +
+          kDebugKey + " = true to run yours (" + driver(keys::kRoleCommand) + "), as TonY does");
     }
-    conf.Set("tony.driver.instances", "1", source);
-    conf.Set("tony.driver.vcores", "1", source);
-    conf.Set("tony.driver.memory", "512m", source);
-    conf.Set("tony.driver.command",
+    conf.Set(driver(keys::kRoleInstances), "1", source);
+    conf.Set(driver(keys::kRoleVcores), "1", source);
+    conf.Set(driver(keys::kRoleMemory), "512m", source);
+    conf.Set(driver(keys::kRoleCommand),
              (python.empty() ? "python3" : python) + " " + std::string(kHorovodDriverFile), source);
   } else {
-    if (Trim(conf.GetOr("tony.driver.command", "")).empty()) {
+    if (Trim(conf.GetOr(driver(keys::kRoleCommand), "")).empty()) {
       return InvalidArgument(std::string(kDebugKey) + " = true" + SetBy(conf.Find(kDebugKey)) +
-                             " needs tony.driver.command: the command that starts your "
-                             "rendezvous driver (e.g. TonY's horovod_debug_driver.py)");
+                             " needs " + driver(keys::kRoleCommand) +
+                             ": the command that starts your rendezvous driver (e.g. TonY's "
+                             "horovod_debug_driver.py)");
     }
-    const ConfigValue* instances = conf.Find("tony.driver.instances");
+    const ConfigValue* instances = conf.Find(driver(keys::kRoleInstances));
     if (instances != nullptr && !instances->FromDefaults() &&
         ParseInt64(Trim(instances->value)).value_or(-1) != 1) {
-      return InvalidArgument("tony.driver.instances = \"" + instances->value + "\"" +
+      return InvalidArgument(driver(keys::kRoleInstances) + " = \"" + instances->value + "\"" +
                              SetBy(instances) + ": the horovod driver is one task (set it to 1)");
     }
-    conf.Set("tony.driver.instances", "1", source);
-    auto unset = [&](const char* key) {
+    conf.Set(driver(keys::kRoleInstances), "1", source);
+    auto unset = [&](const std::string& key) {
       const ConfigValue* v = conf.Find(key);
       return v == nullptr || v->FromDefaults();
     };
-    if (unset("tony.driver.vcores")) conf.Set("tony.driver.vcores", "1", source);
-    if (unset("tony.driver.memory")) conf.Set("tony.driver.memory", "512m", source);
+    if (unset(driver(keys::kRoleVcores))) conf.Set(driver(keys::kRoleVcores), "1", source);
+    if (unset(driver(keys::kRoleMemory))) conf.Set(driver(keys::kRoleMemory), "512m", source);
   }
   // Untracked: it serves until tony stops it, once the workers are done.
-  std::string untracked = conf.GetOr("tony.application.untracked.jobtypes", "ps");
+  std::string untracked = conf.GetOr(keys::kApplicationUntrackedJobtypes, "ps");
   for (const auto& role : SplitTrimmed(untracked, ',')) {
     if (role == "driver") return Status::Ok();
   }
-  conf.Set("tony.application.untracked.jobtypes",
+  conf.Set(keys::kApplicationUntrackedJobtypes,
            Trim(untracked).empty() ? "driver" : untracked + ",driver", source);
   return Status::Ok();
 }

@@ -25,9 +25,9 @@ class Jax final : public Framework {
   Status Validate(const JobSpec& spec) const override {
     TONY_RETURN_IF_ERROR(NeedProcessGroupRoot(spec));
     if (spec.mode == DistributedMode::kFcfs) {
-      return InvalidArgument(
-          "tony.application.framework = jax starts all processes together and cannot run with "
-          "tony.application.distributed-mode = FCFS (use GANG)");
+      return InvalidArgument(FrameworkIs(name()) +
+                             " starts all processes together and cannot run with " +
+                             keys::kApplicationDistributedMode + " = FCFS (use GANG)");
     }
     return Status::Ok();
   }

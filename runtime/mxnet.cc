@@ -19,26 +19,23 @@ int RoleSize(const Cluster& cluster, const std::string& role) {
 // MXNet's parameter server is ps-lite: one scheduler, servers and workers (TonY #370).
 Status Validate(const JobSpec& spec) {
   if (Instances(spec, "scheduler") != 1) {
-    return InvalidArgument(
-        "tony.application.framework = mxnet needs exactly one scheduler task, "
-        "but tony.scheduler.instances = " +
-        std::to_string(Instances(spec, "scheduler")) + " (set it to 1)");
+    return InvalidArgument(FrameworkIs("mxnet") + " needs exactly one scheduler task, but " +
+                           InstancesKey("scheduler") + " = " +
+                           std::to_string(Instances(spec, "scheduler")) + " (set it to 1)");
   }
   if (Instances(spec, "ps") > 0) {
-    return InvalidArgument(
-        "tony.application.framework = mxnet has no ps role: its parameter "
-        "servers are the server role (set tony.ps.instances = 0 and "
-        "tony.server.instances instead)");
+    return InvalidArgument(FrameworkIs("mxnet") +
+                           " has no ps role: its parameter servers are the server role (set " +
+                           InstancesKey("ps") + " = 0 and " + InstancesKey("server") + " instead)");
   }
   if (Instances(spec, "server") < 1 || Instances(spec, "worker") < 1) {
-    return InvalidArgument(
-        "tony.application.framework = mxnet needs tony.server.instances and "
-        "tony.worker.instances to be at least 1");
+    return InvalidArgument(FrameworkIs("mxnet") + " needs " + InstancesKey("server") + " and " +
+                           InstancesKey("worker") + " to be at least 1");
   }
   if (spec.mode == DistributedMode::kFcfs) {
-    return InvalidArgument(
-        "tony.application.framework = mxnet needs every task's address before "
-        "any starts: set tony.application.distributed-mode = GANG");
+    return InvalidArgument(FrameworkIs("mxnet") +
+                           " needs every task's address before any starts: set " +
+                           keys::kApplicationDistributedMode + " = GANG");
   }
   return Status::Ok();
 }
@@ -58,9 +55,9 @@ Result<EnvMap> MxnetEnv(const TaskEnvInput& in) {
   env["CLUSTER_SPEC"] = ClusterSpecJson(in.cluster);
   auto scheduler = in.cluster.find("scheduler");
   if (scheduler == in.cluster.end() || scheduler->second.empty()) {
-    return InvalidArgument(
-        "tony.application.framework = mxnet needs a scheduler task in the cluster spec "
-        "(set tony.scheduler.instances = 1)");
+    return InvalidArgument(FrameworkIs("mxnet") +
+                           " needs a scheduler task in the cluster spec (set " +
+                           InstancesKey("scheduler") + " = 1)");
   }
   TONY_ASSIGN_OR_RETURN(HostPort address,
                         ParseHostPort(scheduler->second.front(),

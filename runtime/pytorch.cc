@@ -54,8 +54,9 @@ Result<EnvMap> PyTorchEnv(const TaskEnvInput& in) {
     int nproc = NprocPerTask(*in.spec, in.role);
     if (in.local_rank < 0 || in.local_rank >= nproc) {
       return InvalidArgument("local rank " + std::to_string(in.local_rank) + " of " + in.role +
-                             ":" + std::to_string(in.index) + " is outside tony." + in.role +
-                             ".nproc-per-task = " + std::to_string(nproc));
+                             ":" + std::to_string(in.index) + " is outside " +
+                             keys::ForRole(keys::kRoleNprocPerTask, in.role) + " = " +
+                             std::to_string(nproc));
     }
     env["RANK"] = std::to_string(first_rank + in.local_rank);
     env["LOCAL_RANK"] = std::to_string(in.local_rank);

@@ -82,7 +82,7 @@ const std::vector<std::string>& KnownFrameworks() {
 Status ValidateForFramework(const JobSpec& spec) {
   const Framework* fw = FindFramework(spec.framework);
   if (fw == nullptr) {
-    return InvalidArgument("tony.application.framework = \"" + spec.framework +
+    return InvalidArgument(std::string(keys::kApplicationFramework) + " = \"" + spec.framework +
                            "\": expected one of " + Join(KnownFrameworks(), ", "));
   }
   // A single-node job runs its one command, whatever the framework (TonY's too).
@@ -125,8 +125,9 @@ bool SharesHeldPort(const JobSpec& spec, const std::string& role) {
 }
 
 std::string HoldReason(const JobSpec& spec) {
-  if (spec.hold_port) return "tony.task.hold-port = true";
-  if (TfGrpcReusePort(spec)) return "TF_GRPC_REUSE_PORT=true in tony.execution.envs";
+  if (spec.hold_port) return std::string(keys::kTaskHoldPort) + " = true";
+  if (TfGrpcReusePort(spec))
+    return "TF_GRPC_REUSE_PORT=true in " + std::string(keys::kExecutionEnvs);
   return "the default";
 }
 
@@ -142,7 +143,7 @@ Result<EnvMap> BuildTaskEnv(const TaskEnvInput& in) {
 }
 
 Status AddFrameworkRoles(Configuration& conf, const std::string& python) {
-  const Framework* fw = FindFramework(ToLower(Trim(conf.GetOr("tony.application.framework", ""))));
+  const Framework* fw = FindFramework(ToLower(Trim(conf.GetOr(keys::kApplicationFramework, ""))));
   return fw != nullptr ? fw->AddRoles(conf, python) : Status::Ok();
 }
 
@@ -182,6 +183,10 @@ void MarkServingRoles(JobSpec& spec) {
   }
 }
 
+std::string FrameworkIs(std::string_view name) {
+  return std::string(keys::kApplicationFramework) + " = " + std::string(name);
+}
+
 int Instances(const JobSpec& spec, const std::string& role) {
   const RoleSpec* r = spec.FindRole(role);
   return r == nullptr ? 0 : r->instances;
@@ -195,9 +200,8 @@ int NprocPerTask(const JobSpec& spec, const std::string& role) {
 Status NeedProcessGroupRoot(const JobSpec& spec) {
   if (spec.FindRole("worker") == nullptr && spec.FindRole("chief") == nullptr &&
       spec.FindRole("master") == nullptr) {
-    return InvalidArgument("tony.application.framework = " + spec.framework +
-                           " needs tony.worker.instances (or a chief/master role) to be at "
-                           "least 1");
+    return InvalidArgument(FrameworkIs(spec.framework) + " needs " + InstancesKey("worker") +
+                           " (or a chief/master role) to be at least 1");
   }
   return Status::Ok();
 }

@@ -31,9 +31,9 @@ std::string DefaultCommand(const std::string& python) {
     run = ShellQuote(python) + " -m tensorboard.main";
     missing = python + " cannot import tensorboard";
   }
-  std::string message = "tony: the sidecar TensorBoard cannot start: " + missing +
-                        "; set tony.tensorboard.command to a command that runs TensorBoard on "
-                        "$TB_LOG_DIR at $TB_PORT";
+  std::string message = "tony: the sidecar TensorBoard cannot start: " + missing + "; set " +
+                        keys::ForRole(keys::kRoleCommand, kTensorBoardRole) +
+                        " to a command that runs TensorBoard on $TB_LOG_DIR at $TB_PORT";
   return "if ! " + found + "; then printf '%s\\n' " + ShellQuote(message) +
          " >&2; exit 127; fi; exec " + run + args;
 }
@@ -41,17 +41,20 @@ std::string DefaultCommand(const std::string& python) {
 }  // namespace
 
 Status AddTensorBoardSidecar(Configuration& conf, const std::string& python) {
-  if (Trim(conf.GetOr(kTensorBoardLogDirKey, "")).empty()) return Status::Ok();
+  if (Trim(conf.GetOr(keys::kApplicationTensorboardLogDir, "")).empty()) return Status::Ok();
   const std::string role = kTensorBoardRole;
-  conf.Set("tony." + role + ".instances", "1", kSource);  // TonY forces one
+  conf.Set(keys::ForRole(keys::kRoleInstances, role), "1", kSource);  // TonY forces one
   const std::pair<const char*, std::string> defaults[] = {
-      {"vcores", "1"}, {"memory", "2g"}, {"gpus", "0"}, {"command", DefaultCommand(python)}};
-  for (const auto& [field, value] : defaults) {
-    const std::string key = "tony." + role + "." + field;
+      {keys::kRoleVcores, "1"},
+      {keys::kRoleMemory, "2g"},
+      {keys::kRoleGpus, "0"},
+      {keys::kRoleCommand, DefaultCommand(python)}};
+  for (const auto& [key_template, value] : defaults) {
+    const std::string key = keys::ForRole(key_template, role);
     if (!SetByJob(conf, key)) conf.Set(key, value, kSource);
   }
   // A sidecar whatever the job's list says: the job must not wait for TensorBoard to end.
-  const std::string key = "tony.application.sidecar.jobtypes";
+  const std::string key = keys::kApplicationSidecarJobtypes;
   std::string sidecars = conf.GetOr(key, "tensorboard");
   for (const auto& name : SplitTrimmed(sidecars, ',')) {
     if (name == role) return Status::Ok();

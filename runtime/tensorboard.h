@@ -14,18 +14,18 @@
 #include "common/status.h"
 #include "config/configuration.h"
 #include "config/job_spec.h"
+#include "config/key_names.h"
 
 namespace tony::runtime {
 
 inline constexpr char kTensorBoardRole[] = "tensorboard";
-inline constexpr char kTensorBoardLogDirKey[] = "tony.application.tensorboard-log-dir";
 
-// With kTensorBoardLogDirKey set (non-empty): adds the sidecar role as TonY does: one instance
-// (forced), tony.tensorboard.{vcores,memory,gpus,command} where the job did not set them (1, 2g,
-// 0, TensorBoard on $TB_LOG_DIR at $TB_PORT on all interfaces, run with `python` when given,
-// else the `tensorboard` on the task's PATH), and the role in tony.application.sidecar.jobtypes.
-// The default command exits 127 with a message naming tony.tensorboard.command when it finds no
-// TensorBoard. Without the key, nothing changes.
+// With keys::kApplicationTensorboardLogDir set (non-empty): adds the sidecar role as TonY does: one
+// instance (forced), tony.tensorboard.{vcores,memory,gpus,command} where the job did not set them
+// (1, 2g, 0, TensorBoard on $TB_LOG_DIR at $TB_PORT on all interfaces, run with `python` when
+// given, else the `tensorboard` on the task's PATH), and the role in
+// tony.application.sidecar.jobtypes. The default command exits 127 with a message naming
+// tony.tensorboard.command when it finds no TensorBoard. Without the key, nothing changes.
 Status AddTensorBoardSidecar(Configuration& conf, const std::string& python);
 
 // Whether the job runs the sidecar (its spec's tensorboard_log_dir is set).

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <utility>
 
+#include "config/key_names.h"
 #include "coordinator/core/job_state_machine.h"
 
 namespace tony::core {
@@ -58,7 +59,7 @@ JobStateMachine::ExitOutcome JobStateMachine::ClassifyExit(const TaskRecord& t,
     }
     if (std::string memory = YarnMemoryKill(e.exit_code); !memory.empty()) {
       return {TaskState::kFailed, std::nullopt, 0,
-              memory + "; tony." + t.id.role + ".memory sets the limit"};
+              memory + "; " + keys::ForRole(keys::kRoleMemory, t.id.role) + " sets the limit"};
     }
     return {TaskState::kLost, std::nullopt, 0,
             "its container ended without a report" +
@@ -104,7 +105,7 @@ void JobStateMachine::RefineEnd(TaskRecord& t, const TaskExited& e) {
   if (e.source != ExitSource::kContainer || t.state != TaskState::kFailed) return;
   std::string memory = YarnMemoryKill(e.exit_code);
   if (memory.empty() || t.end_reason.find(memory) != std::string::npos) return;
-  t.end_reason = memory + "; tony." + t.id.role + ".memory sets the limit";
+  t.end_reason = memory + "; " + keys::ForRole(keys::kRoleMemory, t.id.role) + " sets the limit";
   Touch();
 }
 
@@ -258,7 +259,7 @@ bool JobStateMachine::SessionRetryDue() const {
 
 std::string JobStateMachine::SessionRetryName(int session) const {
   return "session retry " + std::to_string(session) + " of " +
-         std::to_string(spec_.session_retries) + " (" + spec_.KeyAndSource("tony.am.retry-count") +
+         std::to_string(spec_.session_retries) + " (" + spec_.KeyAndSource(keys::kAmRetryCount) +
          ")";
 }
 

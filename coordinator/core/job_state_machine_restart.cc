@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/key_names.h"
 #include "coordinator/core/job_state_machine.h"
 
 namespace tony::core {
@@ -49,7 +50,7 @@ bool JobStateMachine::MaybeScheduleRestart(TaskRecord& t, std::string& failure, 
   const RoleSpec* role = Role(t.id.role);
   if (role == nullptr || role->preprocess) return false;
   const std::string taken_back = TakenBack(t);
-  const std::string p = "tony." + role->name + ".";
+  const std::string restarts_key = keys::ForRole(keys::kRoleMaxRestarts, role->name);
   if (taken_back.empty()) {
     const bool retryable =
         role->restart_policy == RestartPolicy::kOnFailure ||
@@ -59,9 +60,9 @@ bool JobStateMachine::MaybeScheduleRestart(TaskRecord& t, std::string& failure, 
     int& used = restarts_used_[role->name];
     if (used >= role->max_restarts) {
       size_t end = std::min(failure.find('\n'), failure.size());
-      failure.insert(end, "; no restart left (" + p +
-                              "max-restarts = " + std::to_string(role->max_restarts) + ", " +
-                              std::to_string(used) + " used)");
+      failure.insert(end, "; no restart left (" + restarts_key + " = " +
+                              std::to_string(role->max_restarts) + ", " + std::to_string(used) +
+                              " used)");
       return false;
     }
     ++used;
@@ -72,7 +73,7 @@ bool JobStateMachine::MaybeScheduleRestart(TaskRecord& t, std::string& failure, 
       taken_back.empty() ? FirstLine(failure) : Describe(t) + ": " + taken_back;
   const std::string budget = taken_back.empty() ? "restart " + std::to_string(used) + " of " +
                                                       std::to_string(role->max_restarts) + " (" +
-                                                      p + "max-restarts)"
+                                                      restarts_key + ")"
                                                 : "replaced, not counted as a failure";
   const std::string note = budget + " in " + std::to_string(wait) + " ms, " +
                            RestartScopeName(role->restart_scope) + " scope: " + cause;

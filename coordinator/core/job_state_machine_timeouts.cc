@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "config/key_names.h"
 #include "coordinator/core/job_state_machine.h"
 
 namespace tony::core {
@@ -60,17 +61,16 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
       case Expired::kApplication:
         Decide(FinalStatus::kFailed,
                "application timed out after " + std::to_string(spec_.application_timeout_ms) +
-                   " ms (" + spec_.KeyAndSource("tony.application.timeout") + ")",
+                   " ms (" + spec_.KeyAndSource(keys::kApplicationTimeout) + ")",
                now_ms, out);
         break;
       case Expired::kGang:
-        Decide(FinalStatus::kFailed,
-               "the gang" +
-                   (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
-                   " was not allocated within " + std::to_string(spec_.gang_timeout_ms) + " ms (" +
-                   spec_.KeyAndSource("tony.application.gang-timeout-ms") +
-                   "): " + MissingContainers(),
-               now_ms, out);
+        Decide(
+            FinalStatus::kFailed,
+            "the gang" + (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
+                " was not allocated within " + std::to_string(spec_.gang_timeout_ms) + " ms (" +
+                spec_.KeyAndSource(keys::kApplicationGangTimeoutMs) + "): " + MissingContainers(),
+            now_ms, out);
         break;
       case Expired::kAllocation: {
         std::string missing = MissingContainers();
@@ -79,7 +79,7 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
                    std::to_string(stage_tasks_[stage_]) + " tasks" +
                    (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
                    " registered within " + std::to_string(spec_.allocation_timeout_ms) + " ms (" +
-                   spec_.KeyAndSource("tony.container.allocation.timeout") + ")" +
+                   spec_.KeyAndSource(keys::kContainerAllocationTimeout) + ")" +
                    (missing.empty() ? "" : "; " + missing),
                now_ms, out);
         break;
@@ -116,7 +116,7 @@ void JobStateMachine::FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vecto
   std::string why;
   if (t.registered_ms < 0) {
     why = "did not register within " + std::to_string(spec_.registration_timeout_ms) + " ms (" +
-          spec_.KeyAndSource("tony.container.registration.timeout") + ")";
+          spec_.KeyAndSource(keys::kContainerRegistrationTimeout) + ")";
   } else {
     why = "no heartbeat for " + std::to_string(HeartbeatExpiryMs()) + " ms";
   }

@@ -14,6 +14,7 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 
 namespace tony::engine {
 namespace {
@@ -82,20 +83,21 @@ Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
   for (const auto& r : spec.roles) {
     memory += r.memory_mb * r.instances;
     gpus += static_cast<int64_t>(r.gpus) * r.instances;
-    if (r.gpus > 0) gpu_roles.push_back("tony." + r.name + ".gpus=" + std::to_string(r.gpus));
+    if (r.gpus > 0) {
+      gpu_roles.push_back(keys::ForRole(keys::kRoleGpus, r.name) + "=" + std::to_string(r.gpus));
+    }
   }
   if (memory > capacity.memory_mb) {
     return ResourceExhausted(
-        "the job asks for " + std::to_string(memory) +
-        " MB of memory in all (tony.<role>.memory "
-        "x tony.<role>.instances) but this machine has " +
-        std::to_string(capacity.memory_mb) +
-        " MB; lower tony.<role>.memory, or set tony.local.memory to allow more");
+        "the job asks for " + std::to_string(memory) + " MB of memory in all (" +
+        keys::kRoleMemory + " x " + keys::kRoleInstances + ") but this machine has " +
+        std::to_string(capacity.memory_mb) + " MB; lower " + keys::kRoleMemory + ", or set " +
+        keys::kLocalMemory + " to allow more");
   }
   if (gpus > 0 && capacity.gpu_ids.empty()) {
     return ResourceExhausted("the job asks for GPUs (" + Join(gpu_roles, ", ") +
                              ") but this machine has none (" + spec.gpu_exec_path +
-                             " -L lists no GPU; tony.gpu-exec-path names the tool)");
+                             " -L lists no GPU; " + keys::kGpuExecPath + " names the tool)");
   }
   if (gpus > static_cast<int64_t>(capacity.gpu_ids.size())) {
     return ResourceExhausted("the job asks for " + Plural(gpus, "GPU") + " in all (" +
@@ -110,10 +112,9 @@ std::optional<std::string> OversubscriptionWarning(const JobSpec& spec,
   int64_t vcores = 0;
   for (const auto& r : spec.roles) vcores += static_cast<int64_t>(r.vcores) * r.instances;
   if (vcores <= capacity.vcores) return std::nullopt;
-  return "the job asks for " + Plural(vcores, "vcore") +
-         " in all (tony.<role>.vcores x tony.<role>.instances) but this machine has " +
-         Plural(capacity.vcores, "core") +
-         ": the tasks share the CPUs (set tony.local.vcores=" + std::to_string(vcores) +
+  return "the job asks for " + Plural(vcores, "vcore") + " in all (" + keys::kRoleVcores + " x " +
+         keys::kRoleInstances + ") but this machine has " + Plural(capacity.vcores, "core") +
+         ": the tasks share the CPUs (set " + keys::kLocalVcores + "=" + std::to_string(vcores) +
          " to say that is intended)";
 }
 

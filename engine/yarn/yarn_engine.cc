@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 #include "hadoop/yarn/cluster_conf.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
@@ -77,7 +78,7 @@ Status YarnEngine::Start(EngineListener* listener, const CoordinatorAddress& coo
   // An ask above the maximum is refused by the RM (§4.4); say so now instead of waiting.
   for (const auto& r : spec_.roles) {
     if (r.memory_mb > max.memory_mb || r.vcores > max.vcores || r.gpus > max.gpus) {
-      return ResourceExhausted("tony." + r.name + " asks for " +
+      return ResourceExhausted(keys::RolePrefix(r.name) + " asks for " +
                                hadoop::yarn::ToString({r.memory_mb, r.vcores, r.gpus}) +
                                " per container but the cluster's largest is " +
                                hadoop::yarn::ToString(max));

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "config/key_names.h"
 
 namespace tony::hadoop::hdfs {
 
@@ -24,7 +25,7 @@ namespace tony::hadoop::hdfs {
 // then every task's): a file's worth of certificates does not fit the environment, and it is no
 // secret. The executor writes it to kTrustFile in the container and names it in
 // TONY_WEBHDFS_CA_FILE (executor/hadoop_env.h).
-inline constexpr char kTrustAlias[] = "tony.webhdfs.ca-pem";
+inline constexpr const auto& kTrustAlias = keys::kWebHdfsTrustAlias;
 inline constexpr char kTrustFile[] = "tony-webhdfs-ca.pem";
 
 struct TlsTrust {

@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 
 namespace tony::hadoop::hdfs {
 namespace {
@@ -300,8 +301,8 @@ Status CheckDataNodeRedirect(const std::string& location, bool https,
   }
   // The host is quoted redacted too: a Location such as http://delegation=<token> has the token
   // text in its "host".
-  return refuse("host " + RedactUrl(h) + " is not in tony.application.webhdfs.datanode-hosts (" +
-                Join(datanode_hosts, ",") + ")");
+  return refuse("host " + RedactUrl(h) + " is not in " + keys::kApplicationWebhdfsDatanodeHosts +
+                " (" + Join(datanode_hosts, ",") + ")");
 }
 
 bool IsStandbyReply(long http_code, const std::string& body) {

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <string>
+
 #include "cli/help.h"
+#include "config/keys.h"
 
 namespace tony::cli {
 namespace {
@@ -71,6 +75,26 @@ TEST(HelpTest, EverySubcommandHasHelpAndUnknownHasNone) {
   EXPECT_EQ(CommandHelp("nosuch"), "");
   EXPECT_NE(CommandHelp("logs").find("--follow, -f"), std::string::npos);
   EXPECT_NE(CommandHelp("submit").find("--shell_env"), std::string::npos);
+}
+
+// The keys the submit flags name are config/'s: each is one the key table knows, and the help
+// reads as it always did.
+TEST(HelpTest, SubmitHelpNamesKeysOfTheKeyTable) {
+  const std::string help = CommandHelp("submit");
+  EXPECT_NE(help.find("override a key: --conf tony.worker.instances=4"), std::string::npos);
+  EXPECT_NE(help.find("K=V for the user process (tony.execution.envs); K alone: K=\"\""),
+            std::string::npos);
+  EXPECT_NE(help.find("the keytab of --principal (tony.kerberos.keytab)"), std::string::npos);
+  const std::regex key(R"((?:^|[ (])(tony\.[a-z][a-z0-9.<>-]*[a-z]))");
+  int named = 0;
+  for (auto it = std::sregex_iterator(help.begin(), help.end(), key); it != std::sregex_iterator();
+       ++it) {
+    const std::string name = (*it)[1];
+    if (name == "tony.xml") continue;  // the default job file
+    EXPECT_NE(FindKeySpec(name), nullptr) << name;
+    ++named;
+  }
+  EXPECT_GE(named, 7);
 }
 
 }  // namespace

@@ -75,6 +75,22 @@ TEST(KeysTest, EveryKeyOfTheReferenceTablesIsRegistered) {
   }
 }
 
+// config/key_names.h: the names code outside config/ uses are the table's.
+TEST(KeyNamesTest, ForRoleFillsTheRoleOfATemplate) {
+  EXPECT_EQ(keys::ForRole(keys::kRoleMemory, "worker"), "tony.worker.memory");
+  EXPECT_EQ(keys::ForRole(keys::kApplicationDependencyTimeout, "evaluator"),
+            "tony.application.dependency.evaluator.timeout.after.<group>");
+  EXPECT_EQ(keys::RolePrefix("worker"), "tony.worker");
+  const KeySpec* spec = FindKeySpec(keys::ForRole(keys::kRoleStallTimeoutMs, "ps"));
+  ASSERT_NE(spec, nullptr);
+  EXPECT_EQ(spec->name, keys::kRoleStallTimeoutMs);
+  // The AM's container keys follow the roles' pattern (client/fit_check.cc and
+  // client/yarn_submit.cc name them with "am").
+  EXPECT_EQ(keys::ForRole(keys::kRoleMemory, "am"), keys::kAmMemory);
+  EXPECT_EQ(keys::ForRole(keys::kRoleVcores, "am"), keys::kAmVcores);
+  EXPECT_EQ(keys::ForRole(keys::kRoleGpus, "am"), keys::kAmGpus);
+}
+
 TEST(KeysTest, ClosestKnownKeyFillsTheRole) {
   EXPECT_EQ(ClosestKnownKey("tony.worker.memroy"), "tony.worker.memory");
   EXPECT_EQ(ClosestKnownKey("tony.ps.instance"), "tony.ps.instances");

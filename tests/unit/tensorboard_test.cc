@@ -24,7 +24,8 @@ Configuration WithLogDir(const std::string& dir) {
   conf.Set("tony.application.framework", "tensorflow", "test");
   conf.Set("tony.worker.instances", "2", "tony.xml");
   conf.Set("tony.containers.command", "python3 train.py", "tony.xml");
-  if (!dir.empty()) conf.Set(kTensorBoardLogDirKey, dir, "--sidecar_tensorboard_log_dir");
+  if (!dir.empty())
+    conf.Set(keys::kApplicationTensorboardLogDir, dir, "--sidecar_tensorboard_log_dir");
   return conf;
 }
 
