@@ -317,12 +317,12 @@ Status CheckQueue(const std::vector<FitNode>& nodes, const FitGang& gang, const 
       static_cast<int64_t>(std::floor(static_cast<double>(cluster.memory_mb) * queue.max_fraction)),
       static_cast<int>(std::floor(cluster.vcores * queue.max_fraction)),
       static_cast<int64_t>(std::floor(static_cast<double>(cluster.gpus) * queue.max_fraction))};
-  return ResourceExhausted("the job can never run in queue " + queue.name +
-                           " (tony.yarn.queue = " + queue.name + "): " + DescribeGang(gang, shown) +
-                           " exceed the queue's maximum capacity, " + Percent(queue.max_fraction) +
-                           " of the cluster's " + Amounts(cluster, shown) + " (" +
-                           Amounts(limit, shown) + "); the gang needs all of them at once (" +
-                           GangSettings(gang, shown) + ")" + WayOut());
+  return ResourceExhausted(
+      "the job can never run in queue " + queue.name + " (" + keys::kYarnQueue + " = " +
+      queue.name + "): " + DescribeGang(gang, shown) + " exceed the queue's maximum capacity, " +
+      Percent(queue.max_fraction) + " of the cluster's " + Amounts(cluster, shown) + " (" +
+      Amounts(limit, shown) + "); the gang needs all of them at once (" +
+      GangSettings(gang, shown) + ")" + WayOut());
 }
 
 // "tony.worker.memory = 4g": the value as the job has it, else the key's default.
@@ -341,18 +341,20 @@ int64_t RoundUp(int64_t mb, int64_t step) {
   return (mb + step - 1) / step * step;
 }
 
-FitAsk Ask(const Configuration& conf, const std::string& prefix, const yarn::Resource& r,
+// `who` is the role whose keys set the ask, or "am" for the coordinator's (tony.am.memory, ...:
+// keys::ForRole(keys::kRoleMemory, "am") is keys::kAmMemory).
+FitAsk Ask(const Configuration& conf, const std::string& who, const yarn::Resource& r,
            int64_t min_allocation_mb) {
   FitAsk a;
   a.resource = r;
   a.resource.memory_mb = RoundUp(r.memory_mb, min_allocation_mb);
-  a.memory_setting = Setting(conf, prefix + ".memory");
+  a.memory_setting = Setting(conf, keys::ForRole(keys::kRoleMemory, who));
   if (a.resource.memory_mb != r.memory_mb) {
     a.memory_setting += ", rounded up to a multiple of yarn.scheduler.minimum-allocation-mb = " +
                         std::to_string(min_allocation_mb);
   }
-  a.vcores_setting = Setting(conf, prefix + ".vcores");
-  a.gpus_setting = Setting(conf, prefix + ".gpus");
+  a.vcores_setting = Setting(conf, keys::ForRole(keys::kRoleVcores, who));
+  a.gpus_setting = Setting(conf, keys::ForRole(keys::kRoleGpus, who));
   return a;
 }
 
@@ -399,20 +401,22 @@ Status CheckJobFits(const FitInput& in) {
 
 std::vector<FitGang> JobGangs(const JobSpec& spec, const Configuration& conf,
                               const std::string& am_node_label, int64_t min_allocation_mb) {
-  FitAsk am =
-      Ask(conf, "tony.am", {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}, min_allocation_mb);
+  FitAsk am = Ask(conf, "am", {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}, min_allocation_mb);
   am.am = true;
   am.node_label = am_node_label;
-  if (!am_node_label.empty()) am.label_setting = "tony.application.node-label = " + am_node_label;
+  if (!am_node_label.empty()) {
+    am.label_setting = std::string(keys::kApplicationNodeLabel) + " = " + am_node_label;
+  }
   auto role_ask = [&](const RoleSpec& r, int count) {
-    const std::string prefix = "tony." + r.name;
-    FitAsk a = Ask(conf, prefix, {r.memory_mb, r.vcores, r.gpus}, min_allocation_mb);
+    FitAsk a = Ask(conf, r.name, {r.memory_mb, r.vcores, r.gpus}, min_allocation_mb);
     a.role = r.name;
     a.count = count;
     // The preprocess task am:0 is one by tony.application.enable-preprocess, not by a count.
-    if (!r.preprocess) a.count_setting = Setting(conf, prefix + ".instances");
+    if (!r.preprocess) a.count_setting = Setting(conf, keys::ForRole(keys::kRoleInstances, r.name));
     a.node_label = r.node_label;
-    if (!r.node_label.empty()) a.label_setting = prefix + ".node-label = " + r.node_label;
+    if (!r.node_label.empty()) {
+      a.label_setting = keys::ForRole(keys::kRoleNodeLabel, r.name) + " = " + r.node_label;
+    }
     return a;
   };
   std::vector<FitGang> gangs;

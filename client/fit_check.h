@@ -22,11 +22,12 @@
 #include "common/status.h"
 #include "config/configuration.h"
 #include "config/job_spec.h"
+#include "config/key_names.h"
 #include "hadoop/yarn/records.h"
 
 namespace tony::client {
 
-inline constexpr char kSkipFitCheckKey[] = "tony.application.skip-fit-check";
+inline constexpr const auto& kSkipFitCheckKey = keys::kApplicationSkipFitCheck;
 
 // A RUNNING NodeManager: its total capability and its node labels.
 struct FitNode {

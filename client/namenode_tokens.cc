@@ -2,6 +2,7 @@
 
 #include "common/net.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 #include "hadoop/hdfs/namenode_client.h"
 #include "hadoop/hdfs/webhdfs.h"
 
@@ -99,11 +100,11 @@ bool HasService(const security::Credentials& creds, const std::string& service) 
 // tony.history.location counts only as an hdfs:// URI (TonY fetches for its file system).
 std::vector<std::pair<std::string, std::string>> Requested(const Configuration& job_conf) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& uri : SplitTrimmed(job_conf.GetOr("tony.other.namenodes", ""), ',')) {
-    if (!uri.empty()) out.emplace_back("tony.other.namenodes", uri);
+  for (const auto& uri : SplitTrimmed(job_conf.GetOr(keys::kOtherNamenodes, ""), ',')) {
+    if (!uri.empty()) out.emplace_back(keys::kOtherNamenodes, uri);
   }
-  std::string history = job_conf.GetOr("tony.history.location", "");
-  if (StartsWith(history, "hdfs://")) out.emplace_back("tony.history.location", history);
+  std::string history = job_conf.GetOr(keys::kHistoryLocation, "");
+  if (StartsWith(history, "hdfs://")) out.emplace_back(keys::kHistoryLocation, history);
   return out;
 }
 

@@ -14,7 +14,7 @@ namespace tony::client {
 namespace yarn = hadoop::yarn;
 namespace pb = hadoop::yarn::pb;
 
-constexpr char kRmConnectRetriesKey[] = "tony.application.num-client-rm-connect-retries";
+constexpr const auto& kRmConnectRetriesKey = keys::kApplicationNumClientRmConnectRetries;
 
 void ApplyClientRmRetries(int retries, hadoop::ClusterConf& conf) {
   const std::chrono::milliseconds interval = conf.rm_retry_interval;
@@ -63,7 +63,7 @@ Status LoadWebHdfsOptions(const Configuration& job_conf, Cluster& c) {
   if (!c.ca_file.empty()) c.ca_file = std::filesystem::absolute(c.ca_file).string();
   // Loaded only when https is spoken: an http cluster's client needs no trust store.
   if (!c.conf.webhdfs_https && !c.conf.yarn_https &&
-      job_conf.GetOr("tony.other.namenodes", "").find("swebhdfs://") == std::string::npos) {
+      job_conf.GetOr(keys::kOtherNamenodes, "").find("swebhdfs://") == std::string::npos) {
     return Status::Ok();
   }
   TONY_ASSIGN_OR_RETURN(c.webhdfs.trust,
@@ -88,8 +88,8 @@ Result<Cluster> LoadCluster(const std::string& conf_dir, const Configuration& jo
     return FailedPrecondition(
         "the yarn engine needs the cluster's Hadoop config: set HADOOP_CONF_DIR (or "
         "YARN_CONF_DIR) to the directory with core-site.xml, yarn-site.xml and hdfs-site.xml, or "
-        "name the files with tony.application.yarn-conf-path and "
-        "tony.application.hdfs-conf-path");
+        "name the files with " +
+        std::string(kYarnConfPathKey) + " and " + kHdfsConfPathKey);
   }
   Cluster c;
   c.site_files = files;

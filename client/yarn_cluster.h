@@ -12,6 +12,7 @@
 #include "common/status.h"
 #include "common/strings.h"
 #include "config/configuration.h"
+#include "config/key_names.h"
 #include "hadoop/yarn/clients.h"
 #include "hadoop/yarn/cluster_conf.h"
 #include "rpc/tony.pb.h"
@@ -38,12 +39,12 @@ struct Cluster {
 Result<std::vector<hadoop::ipc::ServerAddress>> RmServers(const hadoop::ClusterConf& c);
 
 // TonY's keys naming the client's Hadoop site files one by one (docs/keys.md).
-inline constexpr char kYarnConfPathKey[] = "tony.application.yarn-conf-path";
-inline constexpr char kHdfsConfPathKey[] = "tony.application.hdfs-conf-path";
+inline constexpr const auto& kYarnConfPathKey = keys::kApplicationYarnConfPath;
+inline constexpr const auto& kHdfsConfPathKey = keys::kApplicationHdfsConfPath;
 // tony's keys for https to the cluster (docs/keys.md): the CAs as a PEM bundle, and the hosts a
 // NameNode may redirect WebHDFS to.
-inline constexpr char kSslCaFileKey[] = "tony.application.ssl.ca-file";
-inline constexpr char kDataNodeHostsKey[] = "tony.application.webhdfs.datanode-hosts";
+inline constexpr const auto& kSslCaFileKey = keys::kApplicationSslCaFile;
+inline constexpr const auto& kDataNodeHostsKey = keys::kApplicationWebhdfsDatanodeHosts;
 // In a YARN job's local dir: the conf dir it was submitted with, and the site files and https
 // keys it named (key=value lines).
 inline constexpr char kConfDirRecord[] = "hadoop-conf-dir";

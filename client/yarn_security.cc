@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "common/net.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 #include "hadoop/hdfs/namenode_client.h"
 #include "hadoop/yarn/records.h"
 
@@ -36,7 +37,7 @@ std::string Setting(const Configuration& conf, const std::string& key) {
 Status CheckKeytabFile(const Configuration& conf, const std::string& keytab,
                        const std::string& principal) {
   const std::string what =
-      Setting(conf, "tony.kerberos.keytab") + ", the keytab of " + principal + ": ";
+      Setting(conf, keys::kKerberosKeytab) + ", the keytab of " + principal + ": ";
   struct stat st {};
   if (::stat(keytab.c_str(), &st) != 0) return InvalidArgument(what + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return InvalidArgument(what + "not a regular file");
@@ -98,21 +99,21 @@ Result<ClientSecurity> LoginForCluster(const hadoop::ClusterConf& cluster,
                                        const std::string& simple_user) {
   ClientSecurity out;
   out.user = simple_user;
-  const std::string proxy_user = job_conf.GetOr("tony.kerberos.proxy-user", "");
+  const std::string proxy_user = job_conf.GetOr(keys::kKerberosProxyUser, "");
   if (!cluster.kerberos) {
     if (proxy_user.empty()) return out;
-    return InvalidArgument(Setting(job_conf, "tony.kerberos.proxy-user") +
+    return InvalidArgument(Setting(job_conf, keys::kKerberosProxyUser) +
                            ": proxy users need a Kerberized cluster, and " + cluster.conf_dir +
                            " has hadoop.security.authentication=simple; to submit as " +
                            proxy_user + " there, set HADOOP_USER_NAME=" + proxy_user);
   }
-  std::string principal = job_conf.GetOr("tony.kerberos.principal", "");
-  std::string keytab = job_conf.GetOr("tony.kerberos.keytab", "");
+  std::string principal = job_conf.GetOr(keys::kKerberosPrincipal, "");
+  std::string keytab = job_conf.GetOr(keys::kKerberosKeytab, "");
   if (principal.empty() != keytab.empty()) {
     return InvalidArgument(
-        "tony.kerberos.principal and tony.kerberos.keytab (--principal and --keytab) go "
-        "together; set both or neither (got " +
-        Setting(job_conf, principal.empty() ? "tony.kerberos.keytab" : "tony.kerberos.principal") +
+        std::string(keys::kKerberosPrincipal) + " and " + keys::kKerberosKeytab +
+        " (--principal and --keytab) go together; set both or neither (got " +
+        Setting(job_conf, principal.empty() ? keys::kKerberosKeytab : keys::kKerberosPrincipal) +
         ")");
   }
   if (!keytab.empty()) TONY_RETURN_IF_ERROR(CheckKeytabFile(job_conf, keytab, principal));

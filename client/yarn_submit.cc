@@ -30,6 +30,7 @@
 #include "common/net.h"
 #include "common/process.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 #include "engine/yarn_contract.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/ipc/connection.h"
@@ -139,10 +140,10 @@ Result<StagedResources> StageResources(hadoop::hdfs::WebHdfs& fs, const Cluster&
     bool tasks = true;
     bool am = false;
   };
-  std::vector<Scope> scopes = {{"tony.containers.resources", {}, true, true},
-                               {"tony.am.resources", {}, false, true}};
+  std::vector<Scope> scopes = {{keys::kContainersResources, {}, true, true},
+                               {keys::kAmResources, {}, false, true}};
   for (const RoleSpec& r : spec.roles)
-    scopes.push_back({"tony." + r.name + ".resources", {r.name}});
+    scopes.push_back({keys::ForRole(keys::kRoleResources, r.name), {r.name}});
   std::set<std::string> classpath;
   for (const auto& p : o.hdfs_classpath) {
     classpath.insert(p.find("://") == std::string::npos ? "hdfs://" + p : p);
@@ -163,7 +164,7 @@ Result<StagedResources> StageResources(hadoop::hdfs::WebHdfs& fs, const Cluster&
   }
   // The job's own Hadoop, for every task container (the AM runs no JVM): an ARCHIVE the NM
   // unpacks into JobSpec::hadoop_archive.
-  const std::string location(Trim(conf.GetOr("tony.application.hadoop.location", "")));
+  const std::string location(Trim(conf.GetOr(keys::kApplicationHadoopLocation, "")));
   if (!location.empty()) {
     TONY_ASSIGN_OR_RETURN(ResourceRef ref, HadoopLocationResource(location));
     TONY_ASSIGN_OR_RETURN(std::optional<engine::YarnResource> r,
@@ -175,16 +176,18 @@ Result<StagedResources> StageResources(hadoop::hdfs::WebHdfs& fs, const Cluster&
 
 // One container's ask against the largest container the RM grants (GetNewApplicationResponse's
 // maximumCapability, §4.3, which carries yarn.io/gpu only when the cluster declares that type).
-// `prefix` is the config key prefix of the ask, e.g. "tony.worker".
-Status CheckFits(const std::string& prefix, const std::string& who, const yarn::Resource& want,
+// `role` is the role whose keys set the ask, or "am" for the coordinator's (tony.am.memory, ...:
+// keys::ForRole(keys::kRoleMemory, "am") is keys::kAmMemory).
+Status CheckFits(const std::string& role, const std::string& who, const yarn::Resource& want,
                  const yarn::Resource& max) {
   std::string key;
-  if (want.memory_mb > max.memory_mb) key = prefix + ".memory";
-  if (key.empty() && want.vcores > max.vcores) key = prefix + ".vcores";
-  if (key.empty() && want.gpus > max.gpus) key = prefix + ".gpus";
+  if (want.memory_mb > max.memory_mb) key = keys::ForRole(keys::kRoleMemory, role);
+  if (key.empty() && want.vcores > max.vcores) key = keys::ForRole(keys::kRoleVcores, role);
+  const bool gpus = key.empty() && want.gpus > max.gpus;
+  if (gpus) key = keys::ForRole(keys::kRoleGpus, role);
   if (key.empty()) return Status::Ok();
   std::string asks = key + ": " + who + " asks for " + yarn::ToString(want);
-  if (key == prefix + ".gpus" && max.gpus == 0) {
+  if (gpus && max.gpus == 0) {
     return ResourceExhausted(asks +
                              " but this cluster has no GPUs: the ResourceManager offers no " +
                              std::string(yarn::kGpuResource) +
@@ -197,11 +200,11 @@ Status CheckFits(const std::string& prefix, const std::string& who, const yarn::
 }
 
 Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
-  TONY_RETURN_IF_ERROR(CheckFits("tony.am", "the coordinator",
-                                 {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}, max));
+  TONY_RETURN_IF_ERROR(
+      CheckFits("am", "the coordinator", {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}, max));
   for (const auto& r : spec.roles) {
-    TONY_RETURN_IF_ERROR(CheckFits("tony." + r.name, "each " + r.name + " task",
-                                   {r.memory_mb, r.vcores, r.gpus}, max));
+    TONY_RETURN_IF_ERROR(
+        CheckFits(r.name, "each " + r.name + " task", {r.memory_mb, r.vcores, r.gpus}, max));
   }
   return Status::Ok();
 }
@@ -249,7 +252,7 @@ Status CheckClusterFits(yarn::ApplicationClient& rm, const Cluster& c, const Con
                "it takes the scheduler to place containers by memory alone");
   in.count_vcores = scheduler.counts_vcores;
   // The scheduler rounds every ask up to its minimum allocation; only where yarn-site says it.
-  in.gangs = JobGangs(spec, conf, conf.GetOr("tony.application.node-label", ""),
+  in.gangs = JobGangs(spec, conf, conf.GetOr(keys::kApplicationNodeLabel, ""),
                       scheduler.min_allocation_mb);
   if (auto queue = rm.GetQueueInfo(spec.queue); queue.ok()) {
     in.queue = QueueShare(*queue, spec.queue);
@@ -438,8 +441,8 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
     if (hadoop::ipc::IsRetriableConnectError(s)) {
       s = Status(s.code(), s.message() + " (is the ResourceManager up, and is " +
                                JoinPath(cluster->conf.conf_dir, "yarn-site.xml") +
-                               " this cluster's? tony.application.num-client-rm-connect-retries "
-                               "sets how often the client tries)");
+                               " this cluster's? " + keys::kApplicationNumClientRmConnectRetries +
+                               " sets how often the client tries)");
     }
     return Fail(s.WithContext("asking the ResourceManager at " +
                               Join(cluster->conf.RmAddresses(), ", ") + " for an application"),
@@ -545,7 +548,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   sub.queue = spec.queue;
   sub.type = spec.type.empty() ? "TONY" : spec.type;
   sub.tags = spec.tags;
-  sub.node_label = conf.GetOr("tony.application.node-label", "");
+  sub.node_label = conf.GetOr(keys::kApplicationNodeLabel, "");
   sub.view_acl = spec.view_acl;
   sub.modify_acl = spec.modify_acl;
   sub.am_resource = {spec.am_memory_mb, spec.am_vcores, spec.am_gpus};
@@ -580,10 +583,10 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   if (!cluster->webhdfs.trust.ca_pem.empty()) {
     am_credentials.AddSecret(hadoop::hdfs::kTrustAlias, cluster->webhdfs.trust.ca_pem);
   }
-  const std::string keytab = conf.GetOr("tony.kerberos.keytab", "");
+  const std::string keytab = conf.GetOr(keys::kKerberosKeytab, "");
   if (!keytab.empty() && cluster->security.kerberos && cluster->security.proxy_user.empty()) {
     auto bytes = ReadFile(keytab);
-    if (!bytes.ok()) return Fail(bytes.status().WithContext("tony.kerberos.keytab"));
+    if (!bytes.ok()) return Fail(bytes.status().WithContext(keys::kKerberosKeytab));
     am_credentials.AddSecret(engine::kKeytabAlias, *bytes);
     am_credentials.AddSecret(engine::kPrincipalAlias, cluster->security.kerberos->principal());
   }
@@ -721,8 +724,10 @@ int KillYarnApplication(const std::string& application_id, const std::string& co
     return Fail(PermissionDenied("tony kill " + application_id + ": permission denied: user " +
                                  cluster->user +
                                  " may not kill it (only its owner, the users and groups of its "
-                                 "modify ACL tony.application.modify-acls, and the cluster's and "
-                                 "queue's admins may); the ResourceManager says: " +
+                                 "modify ACL " +
+                                 keys::kApplicationModifyAcls +
+                                 ", and the cluster's and queue's admins may); the "
+                                 "ResourceManager says: " +
                                  s.message()),
                 kExitJobFailed);
   }

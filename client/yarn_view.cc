@@ -5,6 +5,7 @@
 #include "client/warnings.h"
 #include "client/yarn_cluster.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/yarn/records.h"
 #include "history/job_dir.h"
@@ -89,7 +90,8 @@ Result<rpc::JobStatus> YarnJobStatus(const std::string& app_id, rpc::JobStatus l
     if (withheld) {
       why_not_live = "user " + rm.cluster.user +
                      " may not view its details: the ResourceManager withholds them from users "
-                     "outside its view ACL (tony.application.view-acls)";
+                     "outside its view ACL (" +
+                     keys::kApplicationViewAcls + ")";
     } else if (url.empty()) {
       why_not_live = "the AM has not registered its status endpoint yet";
     } else if (auto body = hadoop::hdfs::HttpGet(url, get); !body.ok()) {
