@@ -17,7 +17,7 @@ class TypedCall : public ControlPlane::PendingCall {
 
 }  // namespace
 
-ControlPlane::ControlPlane(rpc::CoordinatorClient& client, EventLoop& loop)
+ControlPlane::ControlPlane(rpc::CoordinatorClient& client, ExecutorLoop& loop)
     : client_(client), loop_(loop) {
   cq_thread_ = std::thread([this] { DrainCompletions(); });
 }

@@ -5,6 +5,10 @@
 // heartbeats must go on while a GetClusterSpec long-poll (up to 20 s) is in flight, and one
 // thread waiting on a completion queue serves any number of calls in flight.
 //
+// TaskRun and ResultReporter see it as CoordinatorCalls, the calls' interface; the in-process
+// tests (tests/unit/executor_task_run_test.cc) give them a fake that answers, refuses, or stays
+// silent until the call's deadline.
+//
 // Thread-safety: construct, call and destroy on the loop's thread. The loop must outlive this.
 #pragma once
 
@@ -13,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "common/status.h"
@@ -21,7 +26,27 @@
 
 namespace tony {
 
-class ControlPlane {
+// The executor's calls to the coordinator. Each `done` runs later on the loop's thread, never
+// within the call, with the answer or the call's error (kDeadlineExceeded after `timeout_ms`,
+// kUnavailable when the coordinator cannot be reached).
+class CoordinatorCalls {
+ public:
+  virtual ~CoordinatorCalls() = default;
+  virtual void RegisterTask(const rpc::RegisterTaskRequest& request, int timeout_ms,
+                            std::function<void(Status)> done) = 0;
+  virtual void GetClusterSpec(const rpc::GetClusterSpecRequest& request, int timeout_ms,
+                              std::function<void(Result<rpc::GetClusterSpecResponse>)> done) = 0;
+  virtual void Heartbeat(const rpc::HeartbeatRequest& request, int timeout_ms,
+                         std::function<void(Result<rpc::HeartbeatResponse>)> done) = 0;
+  virtual void ReportResult(const rpc::ReportResultRequest& request, int timeout_ms,
+                            std::function<void(Status)> done) = 0;
+  virtual void Publish(const rpc::PublishRequest& request, int timeout_ms,
+                       std::function<void(Status)> done) = 0;
+  // The coordinator's address, for messages.
+  virtual const std::string& address() const = 0;
+};
+
+class ControlPlane final : public CoordinatorCalls {
  public:
   // One call in flight: its context, response and status, and the callback to run on the loop.
   class PendingCall {
@@ -32,23 +57,23 @@ class ControlPlane {
     grpc::Status status;
   };
 
-  ControlPlane(rpc::CoordinatorClient& client, EventLoop& loop);
-  ~ControlPlane();
+  ControlPlane(rpc::CoordinatorClient& client, ExecutorLoop& loop);
+  ~ControlPlane() override;
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;
 
   void RegisterTask(const rpc::RegisterTaskRequest& request, int timeout_ms,
-                    std::function<void(Status)> done);
+                    std::function<void(Status)> done) override;
   void GetClusterSpec(const rpc::GetClusterSpecRequest& request, int timeout_ms,
-                      std::function<void(Result<rpc::GetClusterSpecResponse>)> done);
+                      std::function<void(Result<rpc::GetClusterSpecResponse>)> done) override;
   void Heartbeat(const rpc::HeartbeatRequest& request, int timeout_ms,
-                 std::function<void(Result<rpc::HeartbeatResponse>)> done);
+                 std::function<void(Result<rpc::HeartbeatResponse>)> done) override;
   void ReportResult(const rpc::ReportResultRequest& request, int timeout_ms,
-                    std::function<void(Status)> done);
+                    std::function<void(Status)> done) override;
   void Publish(const rpc::PublishRequest& request, int timeout_ms,
-               std::function<void(Status)> done);
+               std::function<void(Status)> done) override;
 
-  const std::string& address() const { return client_.address(); }
+  const std::string& address() const override { return client_.address(); }
 
  private:
   template <typename Response, typename Start, typename Done>
@@ -56,7 +81,7 @@ class ControlPlane {
   void DrainCompletions();
 
   rpc::CoordinatorClient& client_;
-  EventLoop& loop_;
+  ExecutorLoop& loop_;
   grpc::CompletionQueue cq_;
   std::set<PendingCall*> pending_;  // started, callback not yet run (loop thread only)
   std::thread cq_thread_;

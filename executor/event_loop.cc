@@ -6,11 +6,13 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
+#include "common/clock.h"
 #include "common/log.h"
 
 namespace tony {
@@ -38,43 +40,91 @@ void BlockLoopSignals() {
   ::signal(SIGPIPE, SIG_IGN);
 }
 
-LoopTimer::LoopTimer(EventLoop& loop, std::function<void()> on_fire)
-    : loop_(loop), on_fire_(std::move(on_fire)) {
-  fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  if (fd_ < 0) {
-    TONY_LOG(kError) << "timerfd_create: " << std::strerror(errno);
-    return;
+// A Timer on a timerfd of CLOCK_MONOTONIC, armed at an absolute time: RealClock::MonotonicMs()
+// counts steady_clock milliseconds, which is CLOCK_MONOTONIC's time.
+class EventLoop::FdTimer final : public Timer {
+ public:
+  explicit FdTimer(EventLoop& loop) : loop_(loop) {
+    fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (fd_ < 0) {
+      TONY_LOG(kError) << "timerfd_create: " << std::strerror(errno);
+      return;
+    }
+    loop_.Watch(fd_, [this] { OnReadable(); });
   }
-  loop_.Watch(fd_, [this] {
+
+  ~FdTimer() override {
+    if (fd_ < 0) return;
+    loop_.Unwatch(fd_);
+    ::close(fd_);
+  }
+  FdTimer(const FdTimer&) = delete;
+  FdTimer& operator=(const FdTimer&) = delete;
+
+  void ArmAt(int64_t at_ms, std::function<void()> fire) override {
+    if (fd_ < 0) return;
+    Set(at_ms > 0 ? FromMs(at_ms) : timespec{0, 1});  // a zero it_value would disarm
+    fire_ = std::move(fire);
+  }
+
+  void Cancel() override {
+    if (fd_ < 0) return;
+    Set(timespec{});
+    fire_ = nullptr;
+  }
+
+ private:
+  // Drops an expiry not yet handled, then sets the expiry (absolute; zero disarms). The read
+  // comes first: an expiry already past counts at once, and must fire. EAGAIN (the non-blocking
+  // timerfd had none) is the usual result of the read, and no other error of a read into a local
+  // of the right size can happen.
+  void Set(timespec at) {
+    uint64_t expirations = 0;
+    (void)::read(fd_, &expirations, sizeof expirations);
+    itimerspec spec{};
+    spec.it_value = at;
+    ::timerfd_settime(fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
+  }
+
+  void OnReadable() {
     uint64_t expirations = 0;
     if (::read(fd_, &expirations, sizeof expirations) != sizeof expirations) return;
-    on_fire_();
-  });
-}
+    if (!fire_) return;
+    std::function<void()> fire = std::move(fire_);  // one-shot; the callback may arm it again
+    fire_ = nullptr;
+    fire();
+  }
 
-LoopTimer::~LoopTimer() {
-  if (fd_ < 0) return;
-  loop_.Unwatch(fd_);
-  ::close(fd_);
-}
+  EventLoop& loop_;
+  int fd_ = -1;
+  std::function<void()> fire_;
+};
+
+LoopTimer::LoopTimer(TimeSource& time, std::function<void()> on_fire)
+    : time_(time), timer_(time.NewTimer()), on_fire_(std::move(on_fire)) {}
 
 void LoopTimer::Arm(int64_t delay_ms, int64_t period_ms) {
-  if (fd_ < 0) return;
-  itimerspec spec{};
-  // A zero it_value disarms a timerfd: "now" is one nanosecond.
-  spec.it_value = delay_ms > 0 ? FromMs(delay_ms) : timespec{0, 1};
-  if (period_ms > 0) spec.it_interval = FromMs(period_ms);
-  ::timerfd_settime(fd_, 0, &spec, nullptr);
+  period_ms_ = period_ms;
+  ArmAt(time_.clock().MonotonicMs() + std::max<int64_t>(delay_ms, 0));
 }
 
 void LoopTimer::Disarm() {
-  if (fd_ < 0) return;
-  itimerspec spec{};
-  ::timerfd_settime(fd_, 0, &spec, nullptr);
-  uint64_t expirations = 0;
-  // Drops an expiry not yet handled; EAGAIN (the non-blocking timerfd had none) is the usual
-  // result, and no other error of a read into a local of the right size can happen.
-  (void)::read(fd_, &expirations, sizeof expirations);
+  period_ms_ = 0;
+  timer_->Cancel();
+}
+
+void LoopTimer::ArmAt(int64_t at_ms) {
+  timer_->ArmAt(at_ms, [this, at_ms] {
+    if (period_ms_ > 0) {
+      // The next beat on the schedule, after now; armed before on_fire_ so that the handler may
+      // re-arm or disarm.
+      const int64_t now = time_.clock().MonotonicMs();
+      int64_t next = at_ms + period_ms_;
+      if (next <= now) next += ((now - next) / period_ms_ + 1) * period_ms_;
+      ArmAt(next);
+    }
+    on_fire_();
+  });
 }
 
 Result<std::unique_ptr<EventLoop>> EventLoop::Create(std::function<void(int)> on_signal) {
@@ -92,6 +142,10 @@ Result<std::unique_ptr<EventLoop>> EventLoop::Create(std::function<void(int)> on
   loop->Watch(loop->event_fd_, [self] { self->DrainPosted(); });
   return loop;
 }
+
+const Clock& EventLoop::clock() const { return SystemClock(); }
+
+std::unique_ptr<Timer> EventLoop::NewTimer() { return std::make_unique<FdTimer>(*this); }
 
 EventLoop::~EventLoop() {
   for (int fd : {event_fd_, signal_fd_, epoll_fd_}) {

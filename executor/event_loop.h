@@ -2,10 +2,17 @@
 //  - a signalfd for the signals the executor handles (SIGTERM, SIGINT, SIGHUP, SIGCHLD), which
 //    BlockLoopSignals() blocks in every thread before any thread starts (Spawn unblocks them in
 //    the child before exec),
-//  - one timerfd per LoopTimer (heartbeat cadence, grace period, retry backoffs, timeouts),
+//  - one timerfd per Timer (common/timer.h, the coordinator's abstraction: EventLoop is the
+//    executor's TimeSource) behind each LoopTimer (heartbeat cadence, grace period, retry
+//    backoffs, timeouts),
 //  - an eventfd through which other threads (the gRPC completion queue's, a readiness wait) Post
 //    closures that then run on the loop.
 // Nothing on the loop sleeps; handlers run one at a time on the thread that calls Run().
+//
+// The executor's parts (TaskRun, UserProcesses, ResultReporter, StallWatch, ControlPlane) see
+// their loop only as an ExecutorLoop: its time and timers, Post and Quit. EventLoop is the real
+// one; the in-process tests (tests/unit/executor_task_run_test.cc) run them on a fake over asio
+// with simulated time (common/sim_time.h).
 //
 // Thread-safety: Post() may be called from any thread; everything else only from the loop's
 // thread. Owns its fds; Timers must not outlive their loop.
@@ -21,6 +28,7 @@
 #include <mutex>
 
 #include "common/status.h"
+#include "common/timer.h"
 
 namespace tony {
 
@@ -28,13 +36,24 @@ namespace tony {
 // starts later) and ignores SIGPIPE. Call first thing in main(), before any thread exists.
 void BlockLoopSignals();
 
-class EventLoop;
+// What the executor's parts need of the loop they run on: its time and timers (TimeSource), a
+// way in from other threads, and its end.
+class ExecutorLoop : public TimeSource {
+ public:
+  // Runs `fn` on the loop's thread; callable from any thread. Closures still queued when the loop
+  // ends never run.
+  virtual void Post(std::function<void()> fn) = 0;
+  // Ends the loop with the executor's exit code.
+  virtual void Quit(int code) = 0;
+};
 
-// A one-shot or periodic timer on a timerfd. Re-arming replaces the previous arming.
+// A one-shot or periodic timer on a TimeSource's Timer (on EventLoop, a timerfd). Re-arming
+// replaces the previous arming. A periodic timer keeps its schedule: when the loop was late by
+// more than a period, the beats missed are skipped rather than fired in a burst, as a periodic
+// timerfd's are.
 class LoopTimer {
  public:
-  LoopTimer(EventLoop& loop, std::function<void()> on_fire);
-  ~LoopTimer();
+  LoopTimer(TimeSource& time, std::function<void()> on_fire);
   LoopTimer(const LoopTimer&) = delete;
   LoopTimer& operator=(const LoopTimer&) = delete;
 
@@ -44,31 +63,38 @@ class LoopTimer {
   void Disarm();
 
  private:
-  EventLoop& loop_;
-  int fd_ = -1;
+  void ArmAt(int64_t at_ms);
+
+  TimeSource& time_;
+  std::unique_ptr<Timer> timer_;
   std::function<void()> on_fire_;
+  int64_t period_ms_ = 0;
 };
 
-class EventLoop {
+class EventLoop final : public ExecutorLoop {
  public:
   // Creates the epoll set, the signalfd (for the signals BlockLoopSignals blocks) and the eventfd.
   static Result<std::unique_ptr<EventLoop>> Create(std::function<void(int signal)> on_signal);
-  ~EventLoop();
+  ~EventLoop() override;
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
 
-  // Runs `fn` on the loop's thread; callable from any thread.
-  void Post(std::function<void()> fn);
+  // SystemClock(); timers on timerfds.
+  const Clock& clock() const override;
+  std::unique_ptr<Timer> NewTimer() override;
+
+  void Post(std::function<void()> fn) override;
 
   // Runs handlers until Quit(); returns the code given to Quit.
   int Run();
-  void Quit(int code);
+  void Quit(int code) override;
 
   // Calls `on_ready` whenever `fd` is readable (level-triggered); Unwatch before closing it.
   void Watch(int fd, std::function<void()> on_ready);
   void Unwatch(int fd);
 
  private:
+  class FdTimer;
   EventLoop() = default;
   void DrainSignals();
   void DrainPosted();

@@ -55,6 +55,7 @@ int RunExecutor() {
   rpc::CoordinatorClient client(id.am_address, id.secret, id.tls);
   ControlPlane control(client, loop);
   ResultReporter reporter(loop, control);
+  OsProcessLauncher launcher;
   // Reports a failure of the job's own making (its configuration, its archives) and exits 1.
   auto report_and_fail = [&](const std::string& diagnostics, const std::string& message) {
     TONY_LOG(kError) << message;
@@ -113,7 +114,8 @@ int RunExecutor() {
   }
 
   options.registry_timeout_ms = spec.registry_timeout_ms;
-  TaskRun task(loop, control, spec, *role, id, std::move(port).value(), std::move(options));
+  TaskRun task(loop, control, launcher, spec, *role, id, std::move(port).value(),
+               std::move(options));
   run = &task;
   task.Begin();
   // Everything is reported and the user process is gone: exit now rather than wait for calls in

@@ -73,8 +73,8 @@ std::optional<std::string> ModelParamsFrom(const std::string& stdout_path) {
   return std::nullopt;
 }
 
-ResultReporter::ResultReporter(EventLoop& loop, ControlPlane& control)
-    : control_(control), backoff_(loop, [this] { Attempt(); }) {}
+ResultReporter::ResultReporter(TimeSource& time, CoordinatorCalls& control)
+    : control_(control), backoff_(time, [this] { Attempt(); }) {}
 
 void ResultReporter::Send(rpc::ReportResultRequest request, std::function<void(bool)> done) {
   request_ = std::move(request);

@@ -35,14 +35,14 @@ std::optional<std::string> ModelParamsFrom(const std::string& stdout_path);
 // error in the log) when it never got it.
 class ResultReporter {
  public:
-  ResultReporter(EventLoop& loop, ControlPlane& control);
+  ResultReporter(TimeSource& time, CoordinatorCalls& control);
   void Send(rpc::ReportResultRequest request, std::function<void(bool reported)> done);
 
  private:
   void Attempt();
   void OnAnswer(const Status& s);
 
-  ControlPlane& control_;
+  CoordinatorCalls& control_;
   LoopTimer backoff_;
   rpc::ReportResultRequest request_;
   std::function<void(bool)> done_;

@@ -53,13 +53,13 @@ int64_t DumpSize(const std::string& path) {
 
 }  // namespace
 
-StallWatch::StallWatch(EventLoop& loop,
+StallWatch::StallWatch(TimeSource& time,
                        std::function<void(bool stalled, const std::string& note)> on_change,
                        const Clock& clock)
     : clock_(clock),
       on_change_(std::move(on_change)),
-      check_(loop, [this] { Check(); }),
-      dump_poll_(loop, [this] { PollDumps(); }) {}
+      check_(time, [this] { Check(); }),
+      dump_poll_(time, [this] { PollDumps(); }) {}
 
 void StallWatch::Start(StallWatchOptions options, std::function<std::vector<pid_t>()> groups) {
   options_ = std::move(options);

@@ -37,7 +37,7 @@ struct StallWatchOptions {
 class StallWatch {
  public:
   // `clock` times the silence (tests pass a SimClock); it must outlive the watch.
-  StallWatch(EventLoop& loop, std::function<void(bool stalled, const std::string& note)> on_change,
+  StallWatch(TimeSource& time, std::function<void(bool stalled, const std::string& note)> on_change,
              const Clock& clock = SystemClock());
 
   // Starts watching; `groups` lists the task's live process groups when called.

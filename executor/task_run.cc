@@ -1,13 +1,10 @@
 #include "executor/task_run.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
 #include <utility>
 
-#include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "common/process.h"
@@ -34,8 +31,6 @@ bool Unreachable(const Status& s) {
   return s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded;
 }
 
-int64_t NowMs() { return SystemClock().MonotonicMs(); }
-
 // A response's cluster spec (GetClusterSpec's, or a heartbeat's newer one).
 runtime::Cluster ClusterOf(const google::protobuf::Map<std::string, rpc::RoleAddresses>& from) {
   runtime::Cluster cluster;
@@ -47,10 +42,12 @@ runtime::Cluster ClusterOf(const google::protobuf::Map<std::string, rpc::RoleAdd
 
 }  // namespace
 
-TaskRun::TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, const RoleSpec& role,
-                 const TaskIdentity& id, ReservedPort port, TaskRunOptions options)
+TaskRun::TaskRun(ExecutorLoop& loop, CoordinatorCalls& control, ProcessLauncher& launcher,
+                 const JobSpec& spec, const RoleSpec& role, const TaskIdentity& id,
+                 ReservedPort port, TaskRunOptions options)
     : loop_(loop),
       control_(control),
+      launcher_(launcher),
       spec_(spec),
       role_(role),
       id_(id),
@@ -68,10 +65,16 @@ TaskRun::TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, co
                          }),
       publish_poll_(loop, [this] { PollPublished(); }),
       metrics_timer_(loop, [this] { SampleMetrics(); }),
-      processes_(loop, options.grace_ms, [this] { OnProcessesEnded(); }),
-      stall_watch_(loop,
-                   [this](bool stalled, const std::string& note) { OnStallChange(stalled, note); }),
+      processes_(loop, launcher, options.grace_ms, [this] { OnProcessesEnded(); }),
+      stall_watch_(
+          loop, [this](bool stalled, const std::string& note) { OnStallChange(stalled, note); },
+          loop.clock()),
       reporter_(loop, control) {}
+
+TaskRun::~TaskRun() {
+  alive_.reset();
+  if (ready_wait_.joinable()) ready_wait_.join();
+}
 
 void TaskRun::Begin() {
   register_deadline_ms_ = NowMs() + options_.registry_timeout_ms;
@@ -160,12 +163,20 @@ void TaskRun::OnSpec(Result<rpc::GetClusterSpecResponse> resp) {
   }
   if (!options_.tensorboard_port.reuse_port()) options_.tensorboard_port.Release();
   phase_ = Phase::kWaitingUntilReady;
+  WaitUntilReady();
+}
+
+void TaskRun::WaitUntilReady() {
   // The framework's readiness wait blocks (a bounded TCP wait); the loop goes on meanwhile. The
-  // thread only reads what lives until the executor exits.
-  std::thread([this] {
-    Status s = runtime::WaitUntilReady(spec_, id_.role, cluster_);
-    loop_.Post([this, s] { OnReady(s); });
-  }).detach();
+  // thread reads the job spec (which outlives this run) and its own copies, never this run; its
+  // result comes back on the loop, to this run only if it still lives then.
+  ready_wait_ = std::thread([&loop = loop_, &spec = spec_, role = id_.role, cluster = cluster_,
+                             alive = std::weak_ptr<TaskRun*>(alive_)] {
+    Status s = runtime::WaitUntilReady(spec, role, cluster);
+    loop.Post([alive, s] {
+      if (std::shared_ptr<TaskRun*> self = alive.lock()) (*self)->OnReady(s);
+    });
+  });
 }
 
 void TaskRun::OnReady(const Status& s) {
@@ -352,8 +363,8 @@ void TaskRun::WriteClusterSpecFile() const {
 }
 
 void TaskRun::OnNewerSpec(const rpc::HeartbeatResponse& resp) {
-  // Before the process runs, the readiness thread may be reading cluster_: a heartbeat after the
-  // start brings the newer spec again.
+  // Before the process runs, the spec is kept as the readiness wait got it: a heartbeat after
+  // the start brings the newer spec again.
   if (phase_ != Phase::kRunning) return;
   runtime::Cluster cluster = ClusterOf(resp.cluster());
   spec_generation_ = resp.spec_generation();
@@ -414,7 +425,7 @@ void TaskRun::StopTask(const std::string& why, bool by_request) {
 
 void TaskRun::SampleMetrics() {
   if (phase_ != Phase::kRunning) return;
-  int64_t rss = DescendantsRssBytes(::getpid());
+  int64_t rss = launcher_.DescendantsRssBytes();
   max_rss_bytes_ = std::max(max_rss_bytes_, rss);
   sum_rss_bytes_ += static_cast<double>(rss);
   ++rss_samples_;
@@ -435,7 +446,7 @@ void TaskRun::OnProcessesEnded() {
   execution_timeout_.Disarm();
   stall_watch_.Stop();
   publish_poll_.Disarm();
-  KillDescendants();  // the task is over: nothing it started may outlive it
+  launcher_.KillDescendants();  // the task is over: nothing it started may outlive it
   phase_ = Phase::kReporting;
   ProcessesOutcome outcome = processes_.Outcome();
   TONY_LOG(kInfo) << "user process(es) exited with code " << outcome.exit_code

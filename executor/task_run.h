@@ -1,7 +1,7 @@
 // TaskRun: one task attempt on the executor's loop, as a sequence of phases driven by events:
 //
 //   registering --RegisterTask ok--> waiting for the spec --ready--> waiting until the framework
-//   is ready (runtime/framework.h, on a thread of its own) --> running --all ended--> reporting
+//   is ready (runtime/framework.h, on a thread this run owns) --> running --all ended--> reporting
 //
 // Events: answers from the coordinator (ControlPlane), the loop's signals (SIGTERM, SIGINT,
 // SIGHUP: stop; SIGCHLD: reap), timers (heartbeat cadence, retry backoffs, execution timeout,
@@ -11,13 +11,20 @@
 // the user process; in it, it stops the user processes (UserProcesses::Stop). The loop quits with
 // the executor's exit code.
 //
-// Thread-safety: the loop's thread only; lives as long as the loop runs.
+// Everything outside it comes through interfaces: the loop's time, timers, Post and Quit
+// (ExecutorLoop), the coordinator (CoordinatorCalls) and the processes (ProcessLauncher). The
+// executor gives it EventLoop, ControlPlane and OsProcessLauncher; the in-process tests
+// (tests/unit/executor_task_run_test.cc) give it simulated time and fakes.
+//
+// Thread-safety: the loop's thread only, destruction included (which waits for the readiness
+// wait's thread, if any). The loop, the calls and the launcher must outlive it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "common/net.h"
 #include "config/job_spec.h"
@@ -44,8 +51,12 @@ struct TaskRunOptions {
 
 class TaskRun {
  public:
-  TaskRun(EventLoop& loop, ControlPlane& control, const JobSpec& spec, const RoleSpec& role,
-          const TaskIdentity& id, ReservedPort port, TaskRunOptions options);
+  TaskRun(ExecutorLoop& loop, CoordinatorCalls& control, ProcessLauncher& launcher,
+          const JobSpec& spec, const RoleSpec& role, const TaskIdentity& id, ReservedPort port,
+          TaskRunOptions options);
+  ~TaskRun();
+  TaskRun(const TaskRun&) = delete;
+  TaskRun& operator=(const TaskRun&) = delete;
 
   void Begin();  // registers
   void OnSignal(int sig);
@@ -57,6 +68,8 @@ class TaskRun {
   void OnRegistered(const Status& s);
   void SendSpecRequest();
   void OnSpec(Result<rpc::GetClusterSpecResponse> resp);
+  // Runs the framework's readiness wait off the loop; OnReady gets its result on the loop.
+  void WaitUntilReady();
   void OnReady(const Status& s);
   void StartUserProcesses();
   // Writes cluster_ and spec_generation_ to ClusterSpecFile; a failure is logged (the task runs
@@ -88,9 +101,11 @@ class TaskRun {
   void OnProcessesEnded();
   void ReportAndExit(rpc::ReportResultRequest req, int code);
   void Exit(int code, const std::string& error = "");
+  int64_t NowMs() const { return loop_.clock().MonotonicMs(); }
 
-  EventLoop& loop_;
-  ControlPlane& control_;
+  ExecutorLoop& loop_;
+  CoordinatorCalls& control_;
+  ProcessLauncher& launcher_;
   const JobSpec& spec_;
   const RoleSpec& role_;
   const TaskIdentity& id_;
@@ -124,6 +139,9 @@ class TaskRun {
   UserProcesses processes_;
   StallWatch stall_watch_;
   ResultReporter reporter_;
+  // What the readiness wait posts its result through: it reaches this run only while it lives.
+  std::shared_ptr<TaskRun*> alive_ = std::make_shared<TaskRun*>(this);
+  std::thread ready_wait_;  // joined by the destructor
 };
 
 }  // namespace tony

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -47,8 +48,26 @@ Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const 
   return options;
 }
 
-UserProcesses::UserProcesses(EventLoop& loop, int64_t grace_ms, std::function<void()> on_all_ended)
-    : grace_ms_(grace_ms), on_all_ended_(std::move(on_all_ended)), kill_timer_(loop, [this] {
+Result<pid_t> OsProcessLauncher::Spawn(const SpawnOptions& options) { return tony::Spawn(options); }
+
+void OsProcessLauncher::SignalGroup(pid_t group, int sig) { tony::SignalGroup(group, sig); }
+
+std::optional<int> OsProcessLauncher::TryReap(pid_t pid) {
+  int st = 0;
+  if (::waitpid(pid, &st, WNOHANG) != pid) return std::nullopt;
+  return st;
+}
+
+void OsProcessLauncher::KillDescendants() { tony::KillDescendants(); }
+
+int64_t OsProcessLauncher::DescendantsRssBytes() { return tony::DescendantsRssBytes(::getpid()); }
+
+UserProcesses::UserProcesses(TimeSource& time, ProcessLauncher& launcher, int64_t grace_ms,
+                             std::function<void()> on_all_ended)
+    : launcher_(launcher),
+      grace_ms_(grace_ms),
+      on_all_ended_(std::move(on_all_ended)),
+      kill_timer_(time, [this] {
         TONY_LOG(kWarning) << "the user processes outlived the " << grace_ms_
                            << " ms grace period; sending SIGKILL";
         SignalAll(SIGKILL);
@@ -56,7 +75,7 @@ UserProcesses::UserProcesses(EventLoop& loop, int64_t grace_ms, std::function<vo
 
 Status UserProcesses::Start(const std::vector<SpawnOptions>& options) {
   for (const auto& o : options) {
-    auto pid = Spawn(o);
+    auto pid = launcher_.Spawn(o);
     if (!pid.ok()) {
       SignalAll(SIGKILL);
       return pid.status();
@@ -76,12 +95,13 @@ void UserProcesses::Reap() {
   bool was_all_ended = all_ended();
   for (size_t i = 0; i < procs_.size(); ++i) {
     Process& p = procs_[i];
-    int st = 0;
-    if (p.ended || ::waitpid(p.pid, &st, WNOHANG) != p.pid) continue;
+    if (p.ended) continue;
+    std::optional<int> st = launcher_.TryReap(p.pid);
+    if (!st) continue;
     p.ended = true;
-    p.wait_status = st;
-    SignalGroup(p.pid, SIGKILL);  // anything the process left in its group
-    if (ExitCodeFromWaitStatus(st) != 0 && failed_rank_ < 0) failed_rank_ = static_cast<int>(i);
+    p.wait_status = *st;
+    launcher_.SignalGroup(p.pid, SIGKILL);  // anything the process left in its group
+    if (ExitCodeFromWaitStatus(*st) != 0 && failed_rank_ < 0) failed_rank_ = static_cast<int>(i);
   }
   if (was_all_ended) return;
   if (all_ended()) {
@@ -108,7 +128,7 @@ void UserProcesses::Stop(const std::string& why, bool by_request) {
 
 void UserProcesses::SignalAll(int sig) {
   for (const Process& p : procs_) {
-    if (!p.ended) SignalGroup(p.pid, sig);
+    if (!p.ended) launcher_.SignalGroup(p.pid, sig);
   }
 }
 

@@ -2,7 +2,9 @@
 // workers), each `bash -c <command>` in a process group of its own; local rank 0 writes
 // stdout/stderr, rank i stdout.i/stderr.i. They are reaped on the loop's SIGCHLD; Stop() sends
 // SIGTERM to every group and, after the grace period, SIGKILL (a LoopTimer, no sleep). As torchrun
-// does, the failure of one stops the others.
+// does, the failure of one stops the others. What touches the processes themselves (spawn,
+// signal, reap) goes through a ProcessLauncher: OsProcessLauncher in the executor, a fake in the
+// in-process tests (tests/unit/executor_task_run_test.cc).
 //
 // Thread-safety: the loop's thread only. Owned by the executor's TaskRun.
 #pragma once
@@ -10,6 +12,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,10 +50,37 @@ Result<std::vector<SpawnOptions>> UserProcessOptions(const JobSpec& spec, const 
                                                      const runtime::Cluster& cluster,
                                                      const runtime::Published& published = {});
 
+// The operating system's side of the task's processes.
+class ProcessLauncher {
+ public:
+  virtual ~ProcessLauncher() = default;
+  // Starts a process (common/process.h Spawn); its pid leads its own group.
+  virtual Result<pid_t> Spawn(const SpawnOptions& options) = 0;
+  virtual void SignalGroup(pid_t group, int sig) = 0;
+  // The wait status of `pid` once it has ended (it is reaped then), else nullopt; never blocks.
+  virtual std::optional<int> TryReap(pid_t pid) = 0;
+  // Kills whatever the task left behind among the executor's descendants (KillDescendants).
+  virtual void KillDescendants() = 0;
+  // The resident memory of the executor's descendants (DescendantsRssBytes), for the metrics.
+  virtual int64_t DescendantsRssBytes() = 0;
+};
+
+// The real one: fork+exec, kill(2) and waitpid(2) on this process's children.
+class OsProcessLauncher final : public ProcessLauncher {
+ public:
+  Result<pid_t> Spawn(const SpawnOptions& options) override;
+  void SignalGroup(pid_t group, int sig) override;
+  std::optional<int> TryReap(pid_t pid) override;
+  void KillDescendants() override;
+  int64_t DescendantsRssBytes() override;
+};
+
 class UserProcesses {
  public:
-  // `on_all_ended` runs (on the loop) once every process has been reaped.
-  UserProcesses(EventLoop& loop, int64_t grace_ms, std::function<void()> on_all_ended);
+  // `on_all_ended` runs (on the loop) once every process has been reaped. `launcher` must outlive
+  // this.
+  UserProcesses(TimeSource& time, ProcessLauncher& launcher, int64_t grace_ms,
+                std::function<void()> on_all_ended);
 
   // Starts every process; on an error, those already started are killed.
   Status Start(const std::vector<SpawnOptions>& options);
@@ -82,6 +112,7 @@ class UserProcesses {
   };
   void SignalAll(int sig);
 
+  ProcessLauncher& launcher_;
   int64_t grace_ms_;
   std::function<void()> on_all_ended_;
   std::vector<Process> procs_;

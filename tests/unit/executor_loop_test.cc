@@ -28,6 +28,7 @@ namespace {
 
 struct Harness {
   std::unique_ptr<EventLoop> loop;
+  OsProcessLauncher launcher;
   std::unique_ptr<UserProcesses> procs;
   std::unique_ptr<LoopTimer> bound;  // fails the test instead of hanging
   bool ended = false;
@@ -39,7 +40,7 @@ struct Harness {
     });
     EXPECT_TRUE(l.ok()) << l.status().ToString();
     loop = std::move(l).value();
-    procs = std::make_unique<UserProcesses>(*loop, grace_ms, [this] {
+    procs = std::make_unique<UserProcesses>(*loop, launcher, grace_ms, [this] {
       ended = true;
       loop->Quit(0);
     });
@@ -108,6 +109,42 @@ TEST(UserProcessesTest, AProcessThatIgnoresSigtermIsKilledAfterTheGracePeriod) {
   ProcessesOutcome out = h.procs->Outcome();
   EXPECT_EQ(out.signal, SIGKILL);
   EXPECT_TRUE(out.stopped);
+}
+
+TEST(EventLoopTest, ATimerArmedForNowFiresAndAPeriodicOneKeepsFiring) {
+  BlockLoopSignals();
+  auto loop = EventLoop::Create([](int) {});
+  ASSERT_TRUE(loop.ok());
+  int now_fired = 0;
+  int beats = 0;
+  LoopTimer now(**loop, [&] { ++now_fired; });
+  LoopTimer periodic(**loop, [&] {
+    if (++beats == 5) (*loop)->Quit(0);
+  });
+  LoopTimer bound(**loop, [&] { (*loop)->Quit(1); });  // fails the test instead of hanging
+  now.Arm(0);
+  periodic.Arm(0, 10);
+  bound.Arm(10'000);
+  EXPECT_EQ((*loop)->Run(), 0);
+  EXPECT_EQ(now_fired, 1);
+  EXPECT_EQ(beats, 5);
+}
+
+TEST(EventLoopTest, ReArmingReplacesTheArmingAndDisarmingDropsIt) {
+  BlockLoopSignals();
+  auto loop = EventLoop::Create([](int) {});
+  ASSERT_TRUE(loop.ok());
+  std::vector<std::string> fired;
+  LoopTimer moved(**loop, [&] { fired.emplace_back("moved"); });
+  LoopTimer dropped(**loop, [&] { fired.emplace_back("dropped"); });
+  LoopTimer end(**loop, [&] { (*loop)->Quit(0); });
+  moved.Arm(0);
+  moved.Arm(20);  // replaces the arming for now
+  dropped.Arm(0);
+  dropped.Disarm();
+  end.Arm(200);
+  EXPECT_EQ((*loop)->Run(), 0);
+  EXPECT_EQ(fired, std::vector<std::string>{"moved"});
 }
 
 TEST(EventLoopTest, PostedClosuresRunOnTheLoopInOrder) {
