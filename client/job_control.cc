@@ -16,15 +16,15 @@
 #include "client/job_record.h"
 #include "client/render.h"
 #include "client/warnings.h"
-#include "client/yarn_cluster.h"
-#include "client/yarn_submit.h"
-#include "client/yarn_view.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/configuration.h"
 #include "config/key_names.h"
+#include "engine/yarn/client/yarn_cluster.h"
+#include "engine/yarn/client/yarn_submit.h"
+#include "engine/yarn/client/yarn_view.h"
 #include "hadoop/yarn/records.h"
 #include "history/job_dir.h"
 
@@ -65,9 +65,9 @@ bool IsYarnJob(const history::JobPaths& paths) {
   return StartsWith(BaseName(paths.root), "application_");
 }
 
-// A YARN job the job dir does not show ended: the cluster decides (client/yarn_view.h). The job
-// dir, when this TONY_HOME has one, is a cache: updated, and said to be stale when the cluster
-// disagrees with it.
+// A YARN job the job dir does not show ended: the cluster decides (engine/yarn/client/yarn_view.h).
+// The job dir, when this TONY_HOME has one, is a cache: updated, and said to be stale when the
+// cluster disagrees with it.
 Result<rpc::JobStatus> CurrentYarnStatus(const history::JobPaths& paths) {
   auto written = history::ReadJobStatus(paths);
   if (written.ok() && IsFinished(*written)) return written;
@@ -293,7 +293,7 @@ int ShowStatus(const std::string& id_or_path, bool json) {
   std::cout << "\n" << RenderTaskTable(*status);
   if (IsFinished(*status)) std::cout << RenderSummary(*status);
   // A running job's message says why its table may be short (a YARN job whose AM could not be
-  // read: client/yarn_view.h).
+  // read: engine/yarn/client/yarn_view.h).
   if (!IsFinished(*status) && !status->message().empty()) {
     std::cout << Printable(status->message()) << "\n";
   }

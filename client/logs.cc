@@ -12,9 +12,9 @@
 
 #include "client/job_control.h"
 #include "client/render.h"
-#include "client/yarn_view.h"
 #include "common/files.h"
 #include "common/strings.h"
+#include "engine/yarn/client/yarn_view.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "history/job_dir.h"
 

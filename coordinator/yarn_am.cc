@@ -77,8 +77,8 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
   yarn.rm_failover = hadoop::ParseFailoverPolicy(Env(engine::kRmFailoverEnv));
   TONY_ASSIGN_OR_RETURN(hadoop::security::Credentials credentials, AmCredentials());
   yarn.am_rm_token = *credentials.FindToken(hadoop::security::kAmRmTokenKind);
-  // Only the HDFS tokens travel on to the tasks (client/yarn_security.h), those of WebHDFS
-  // URIs of tony.other.namenodes too (client/namenode_tokens.h).
+  // Only the HDFS tokens travel on to the tasks (engine/yarn/client/yarn_security.h), those of
+  // WebHDFS URIs of tony.other.namenodes too (engine/yarn/client/namenode_tokens.h).
   for (const auto& [alias, t] : credentials.tokens()) {
     if (t.kind == hadoop::security::kHdfsDelegationTokenKind ||
         t.kind == hadoop::security::kWebHdfsDelegationTokenKind ||
@@ -87,7 +87,7 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
     }
   }
   // The staging file system's token by its service: a token file's tokens for other
-  // NameNodes may come first (client/token_file.h).
+  // NameNodes may come first (engine/yarn/client/token_file.h).
   std::optional<hadoop::security::Token> hdfs_token;
   const auto* staging_token = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind,
                                                     Env(engine::kHdfsTokenServiceEnv));

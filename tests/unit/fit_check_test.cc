@@ -1,6 +1,6 @@
-// The pre-submit fit check (client/fit_check.h): one container against the largest node, the
-// gang packed onto the nodes, the queue's maximum share, and the gangs a job spec makes.
-#include "client/fit_check.h"
+// The pre-submit fit check (engine/yarn/client/fit_check.h): one container against the largest
+// node, the gang packed onto the nodes, the queue's maximum share, and the gangs a job spec makes.
+#include "engine/yarn/client/fit_check.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

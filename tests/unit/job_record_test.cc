@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "client/warnings.h"
-#include "client/yarn_cluster.h"
 #include "common/files.h"
+#include "engine/yarn/client/yarn_cluster.h"
 
 namespace tony::client {
 namespace {

@@ -1,6 +1,7 @@
-// ParseNameNodeUri (client/namenode_tokens.h): what tony.other.namenodes entries may say.
-// Fetching the tokens is tested on the Kerberized minicluster (tests/secure/test_secure_data.py).
-#include "client/namenode_tokens.h"
+// ParseNameNodeUri (engine/yarn/client/namenode_tokens.h): what tony.other.namenodes entries may
+// say. Fetching the tokens is tested on the Kerberized minicluster
+// (tests/secure/test_secure_data.py).
+#include "engine/yarn/client/namenode_tokens.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// ApplyClientRmRetries (client/yarn_cluster.h): TonY's
+// ApplyClientRmRetries (engine/yarn/client/yarn_cluster.h): TonY's
 // tony.application.num-client-rm-connect-retries turned into the client's connection policy for one
 // ResourceManager and its failover budget for an HA pair. The user-visible end (an unreachable RM
 // named after 1 + N attempts) is
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "client/yarn_cluster.h"
+#include "engine/yarn/client/yarn_cluster.h"
 
 namespace tony::client {
 namespace {

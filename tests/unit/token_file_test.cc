@@ -1,8 +1,9 @@
-// A submitter that already holds delegation tokens (client/token_file.h, issue 9): reading
-// $HADOOP_TOKEN_FILE_LOCATION, picking the RM and HDFS tokens, what goes on to the job, expired
-// tokens, and which login LoginForCluster picks (client/yarn_security.h). A real submission
-// with only a token file runs on the Kerberized minicluster (tests/secure/test_secure_submit.py).
-#include "client/token_file.h"
+// A submitter that already holds delegation tokens (engine/yarn/client/token_file.h, issue 9):
+// reading $HADOOP_TOKEN_FILE_LOCATION, picking the RM and HDFS tokens, what goes on to the job,
+// expired tokens, and which login LoginForCluster picks (engine/yarn/client/yarn_security.h). A
+// real submission with only a token file runs on the Kerberized minicluster
+// (tests/secure/test_secure_submit.py).
+#include "engine/yarn/client/token_file.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,7 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "client/yarn_security.h"
+#include "engine/yarn/client/yarn_security.h"
 #include "hadoop/yarn/cluster_conf.h"
 #include "yarn_security_token.pb.h"
 

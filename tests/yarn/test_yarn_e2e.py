@@ -221,7 +221,7 @@ def test_more_memory_than_any_node_is_refused_before_submitting(minicluster, tmp
     assert tony.jobs() == [], tony.jobs()
 
 
-# The pre-submit fit check (client/fit_check.h). These jobs keep the AM's default memory (2g).
+# The pre-submit fit check (engine/yarn/client/fit_check.h). These jobs keep the AM's default memory (2g).
 def submit_unfitting(tony, tmp_path, *extra, **props):
     src = tmp_path / "src"
     write(str(src / "job.py"), "print('never runs')\n")

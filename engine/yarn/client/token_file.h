@@ -4,9 +4,8 @@
 // Reading the file, picking the RM and HDFS delegation tokens a submission without a Kerberos
 // login authenticates with, and the file's tokens that go on to the job. Everything here is a
 // pure function of the file's bytes, the cluster's token services and the time, so that the
-// choice is unit-tested (tests/unit/token_file_test.cc); client/yarn_security.cc decides when
-// it applies.
-// Thread-safety: plain values and functions.
+// choice is unit-tested (tests/unit/token_file_test.cc); engine/yarn/client/yarn_security.cc
+// decides when it applies. Thread-safety: plain values and functions.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "client/yarn_security.h"
+#include "engine/yarn/client/yarn_security.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "client/yarn_submit.h"
+#include "engine/yarn/client/yarn_submit.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -13,17 +13,13 @@
 #include <thread>
 
 #include "client/bundle.h"
-#include "client/fit_check.h"
 #include "client/follow.h"
 #include "client/job_control.h"
 #include "client/job_record.h"
-#include "client/namenode_tokens.h"
 #include "client/render.h"
 #include "client/resources.h"
 #include "client/staging.h"
 #include "client/warnings.h"
-#include "client/yarn_cluster.h"
-#include "client/yarn_security.h"
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -31,6 +27,10 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "config/key_names.h"
+#include "engine/yarn/client/fit_check.h"
+#include "engine/yarn/client/namenode_tokens.h"
+#include "engine/yarn/client/yarn_cluster.h"
+#include "engine/yarn/client/yarn_security.h"
 #include "engine/yarn_contract.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/ipc/connection.h"
@@ -226,9 +226,9 @@ std::optional<FitQueue> QueueShare(const pb::QueueInfoProto& q, const std::strin
   return FitQueue{name, share};
 }
 
-// Refuses a job that can never fit the cluster (client/fit_check.h), from the nodes and the queue
-// the RM reports now. A call that fails refuses nothing: the check is skipped with a warning, and
-// an RM that cannot be reached at all meets the submission's own error path.
+// Refuses a job that can never fit the cluster (engine/yarn/client/fit_check.h), from the nodes and
+// the queue the RM reports now. A call that fails refuses nothing: the check is skipped with a
+// warning, and an RM that cannot be reached at all meets the submission's own error path.
 Status CheckClusterFits(yarn::ApplicationClient& rm, const Cluster& c, const Configuration& conf,
                         const JobSpec& spec) {
   if (spec.skip_fit_check) return Status::Ok();
@@ -572,7 +572,7 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
                        Join(cluster->conf.WebProxyAddresses(), ","));
   // The job secret as a secret key of the AM's credentials, never in a file, the environment or
   // the command line (engine/yarn/yarn_engine.cc does the same for every executor).
-  // On a Kerberized cluster the delegation tokens go with it (client/yarn_security.h).
+  // On a Kerberized cluster the delegation tokens go with it (engine/yarn/client/yarn_security.h).
   hadoop::security::Credentials am_credentials = *tokens;
   // Tokens from a token file are the scheduler's, shared with its other jobs: the RM must not
   // cancel them when this application ends.

@@ -8,8 +8,8 @@
 // total capability, not with what is free now (other applications' containers end), and queues
 // with their maximum capacity, not their guaranteed one.
 //
-// Pure functions over plain values (tests/unit/fit_check_test.cc); client/yarn_submit.cc gathers
-// the nodes and the queue from the ResourceManager.
+// Pure functions over plain values (tests/unit/fit_check_test.cc);
+// engine/yarn/client/yarn_submit.cc gathers the nodes and the queue from the ResourceManager.
 // Thread-safety: plain functions.
 #pragma once
 

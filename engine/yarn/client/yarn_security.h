@@ -8,26 +8,27 @@
 //     (tony.kerberos.proxy-user) needs a Kerberos login too, from the ticket cache without a
 //     keytab;
 //  2. the delegation tokens of $HADOOP_TOKEN_FILE_LOCATION when it holds an RM delegation token
-//     for this cluster's RM and an HDFS one for its default file system (client/token_file.h):
-//     the RM over TOKEN, WebHDFS with `delegation=`, nothing fetched; a ticket in the cache is
-//     not used, as Hadoop's RPC client prefers a token it has for the server;
+//     for this cluster's RM and an HDFS one for its default file system
+//     (engine/yarn/client/token_file.h): the RM over TOKEN, WebHDFS with `delegation=`, nothing
+//     fetched; a ticket in the cache is not used, as Hadoop's RPC client prefers a token it has for
+//     the server;
 //  3. the ticket cache; a token file that could not serve is then a warning naming why.
-// Tokens for the AM's launch context: the token file's (any login; client/token_file.h's
-// ForwardedTokens), and with a Kerberos login a fresh RM delegation token and HDFS delegation
-// token (fetched over WebHDFS, stored as HDFS_DELEGATION_TOKEN for the NameNode's RPC address, so
-// the NodeManagers can localize from HDFS), both renewable by the ResourceManager's principal,
-// replacing the file's for the same services.
-// On an open cluster every function here is the SIMPLE behaviour of before.
-// Thread-safety: call from the submitting thread.
+// Tokens for the AM's launch context: the token file's (any login;
+// engine/yarn/client/token_file.h's ForwardedTokens), and with a Kerberos login a fresh RM
+// delegation token and HDFS delegation token (fetched over WebHDFS, stored as HDFS_DELEGATION_TOKEN
+// for the NameNode's RPC address, so the NodeManagers can localize from HDFS), both renewable by
+// the ResourceManager's principal, replacing the file's for the same services. On an open cluster
+// every function here is the SIMPLE behaviour of before. Thread-safety: call from the submitting
+// thread.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
 
-#include "client/token_file.h"
 #include "common/status.h"
 #include "config/configuration.h"
+#include "engine/yarn/client/token_file.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/security/credentials.h"
 #include "hadoop/security/kerberos.h"

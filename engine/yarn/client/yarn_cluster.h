@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "client/yarn_security.h"
 #include "common/status.h"
 #include "common/strings.h"
 #include "config/configuration.h"
 #include "config/key_names.h"
+#include "engine/yarn/client/yarn_security.h"
 #include "hadoop/yarn/clients.h"
 #include "hadoop/yarn/cluster_conf.h"
 #include "rpc/tony.pb.h"
@@ -22,7 +22,8 @@ namespace tony::client {
 struct Cluster {
   hadoop::ClusterConf conf;
   std::string user;
-  ClientSecurity security;       // Kerberos login on a secure cluster (client/yarn_security.h)
+  ClientSecurity
+      security;  // Kerberos login on a secure cluster (engine/yarn/client/yarn_security.h)
   hadoop::SiteFiles site_files;  // the job's tony.application.{yarn,hdfs}-conf-path, if set
   // https or not, the trust (tony.application.ssl.ca-file, else ssl-client.xml's, else the
   // system's; loaded only when dfs.http.policy or yarn.http.policy is HTTPS_ONLY), and the

@@ -1,11 +1,11 @@
-#include "client/yarn_view.h"
+#include "engine/yarn/client/yarn_view.h"
 
 #include <algorithm>
 
 #include "client/warnings.h"
-#include "client/yarn_cluster.h"
 #include "common/strings.h"
 #include "config/key_names.h"
+#include "engine/yarn/client/yarn_cluster.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "hadoop/yarn/records.h"
 #include "history/job_dir.h"

@@ -1,4 +1,4 @@
-#include "client/fit_check.h"
+#include "engine/yarn/client/fit_check.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "client/token_file.h"
+#include "engine/yarn/client/token_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

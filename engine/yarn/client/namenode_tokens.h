@@ -1,8 +1,8 @@
-// HDFS delegation tokens beyond the staging file system's (client/yarn_security.h), for data on
-// other clusters: one for each URI of tony.other.namenodes, and one for tony.history.location when
-// it is an hdfs:// path of another NameNode (TonY's TokenCache treatment, docs/tony-compat.md §7).
-// Each is renewable by the ResourceManager and goes with the others into the AM's launch context,
-// and from there to every task.
+// HDFS delegation tokens beyond the staging file system's (engine/yarn/client/yarn_security.h), for
+// data on other clusters: one for each URI of tony.other.namenodes, and one for
+// tony.history.location when it is an hdfs:// path of another NameNode (TonY's TokenCache
+// treatment, docs/tony-compat.md §7). Each is renewable by the ResourceManager and goes with the
+// others into the AM's launch context, and from there to every task.
 //
 //  hdfs://host[:port]      ClientNamenodeProtocol.getDelegationToken over IPC with GSSAPI to
 //                          dfs.namenode.kerberos.principal (docs/hadoop-ipc.md §6.2); service
@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "client/yarn_security.h"
 #include "common/status.h"
 #include "config/configuration.h"
+#include "engine/yarn/client/yarn_security.h"
 #include "hadoop/hdfs/tls.h"
 #include "hadoop/security/credentials.h"
 #include "hadoop/yarn/cluster_conf.h"

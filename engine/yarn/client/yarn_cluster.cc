@@ -1,4 +1,4 @@
-#include "client/yarn_cluster.h"
+#include "engine/yarn/client/yarn_cluster.h"
 
 #include <algorithm>
 #include <chrono>

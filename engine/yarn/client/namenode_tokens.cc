@@ -1,4 +1,4 @@
-#include "client/namenode_tokens.h"
+#include "engine/yarn/client/namenode_tokens.h"
 
 #include "common/net.h"
 #include "common/strings.h"
