@@ -15,8 +15,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "coordinator/am_main.h"
-#include "engine/yarn/client/yarn_cluster.h"
-#include "engine/yarn/client/yarn_submit.h"
+#include "engine/factory.h"
 #include "executor/executor.h"
 #include "history/job_dir.h"
 
@@ -62,7 +61,7 @@ int RunSubmit(const std::vector<std::string>& args) {
     return 1;
   }
   o.tony_binary = *self;
-  return client::Submit(o);
+  return client::Submit(o, engine::ClientFaces());
 }
 
 int RunCoordinator(const std::vector<std::string>& args) {
@@ -113,7 +112,7 @@ int RunLogs(const std::vector<std::string>& args) {
     *out = *n;
   }
   o.attempt = static_cast<int>(attempt);
-  return client::ShowLogs(flags->positional[0], o);
+  return client::ShowLogs(engine::ClientFaces(), flags->positional[0], o);
 }
 
 // `tony status [<id>]` and `tony kill <id>`: one job id at most (exactly one for kill).
@@ -141,11 +140,8 @@ int RunStatusOrKill(const std::string& command, const std::vector<std::string>& 
     std::cerr << "tony: error: " << id.status().message() << "\n" << CommandHelp(command);
     return 2;
   }
-  if (!kill) return client::ShowStatus(*id, flags->Has("json"));
-  if (StartsWith(*id, "application_")) {
-    return client::KillYarnApplication(*id, client::HadoopConfDirOf(*id));
-  }
-  return client::KillJob(*id);
+  if (!kill) return client::ShowStatus(engine::ClientFaces(), *id, flags->Has("json"));
+  return client::KillJob(engine::ClientFaces(), *id);
 }
 
 // The bundle for this executable, from $TONY_HOME/cache (client/bundle.h).

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "client/engine_face.h"
 #include "client/job_record.h"
 #include "client/render.h"
 #include "client/warnings.h"
@@ -22,10 +23,6 @@
 #include "common/strings.h"
 #include "config/configuration.h"
 #include "config/key_names.h"
-#include "engine/yarn/client/yarn_cluster.h"
-#include "engine/yarn/client/yarn_submit.h"
-#include "engine/yarn/client/yarn_view.h"
-#include "hadoop/yarn/records.h"
 #include "history/job_dir.h"
 
 namespace tony::client {
@@ -61,17 +58,27 @@ rpc::JobStatus RecordCoordinatorLost(const history::JobPaths& paths, const histo
                       "lost: the coordinator died");
 }
 
-bool IsYarnJob(const history::JobPaths& paths) {
-  return StartsWith(BaseName(paths.root), "application_");
+// What the job dir says, with a dead coordinator's unfinished job recorded as failed. A job of an
+// engine's cluster (`cluster_job`) has no coordinator here to look for.
+Result<rpc::JobStatus> RecordedStatus(const history::JobPaths& paths, bool cluster_job) {
+  TONY_ASSIGN_OR_RETURN(rpc::JobStatus status, history::ReadJobStatus(paths));
+  if (IsFinished(status) || cluster_job) return status;
+  auto am = history::ReadAmInfo(paths);
+  if (!am.ok() || CoordinatorRuns(*am, paths.root)) return status;
+  return RecordCoordinatorLost(paths, *am, std::move(status));
 }
 
-// A YARN job the job dir does not show ended: the cluster decides (engine/yarn/client/yarn_view.h).
-// The job dir, when this TONY_HOME has one, is a cache: updated, and said to be stale when the
-// cluster disagrees with it.
-Result<rpc::JobStatus> CurrentYarnStatus(const history::JobPaths& paths) {
+}  // namespace
+
+// A cluster's job the job dir does not show ended: the cluster decides (YARN:
+// engine/yarn/client/yarn_view.h). The job dir, when this TONY_HOME has one, is a cache: updated,
+// and said to be stale when the cluster disagrees with it.
+Result<rpc::JobStatus> CurrentClusterStatus(const EngineClientFace& face,
+                                            const history::JobPaths& paths) {
   auto written = history::ReadJobStatus(paths);
   if (written.ok() && IsFinished(*written)) return written;
-  auto cluster = YarnJobStatus(BaseName(paths.root), written.ok() ? *written : rpc::JobStatus());
+  auto cluster =
+      face.ClusterStatus(BaseName(paths.root), written.ok() ? *written : rpc::JobStatus());
   if (!cluster.ok()) {
     if (!written.ok()) return cluster.status();
     std::cerr << "tony: warning: " << cluster.status().message() << "; showing the local record "
@@ -96,24 +103,15 @@ Result<rpc::JobStatus> CurrentYarnStatus(const history::JobPaths& paths) {
   return status;
 }
 
-// What the job dir says, with a dead coordinator's unfinished job recorded as failed.
-Result<rpc::JobStatus> RecordedStatus(const history::JobPaths& paths) {
-  TONY_ASSIGN_OR_RETURN(rpc::JobStatus status, history::ReadJobStatus(paths));
-  if (IsFinished(status) || IsYarnJob(paths)) return status;
-  auto am = history::ReadAmInfo(paths);
-  if (!am.ok() || CoordinatorRuns(*am, paths.root)) return status;
-  return RecordCoordinatorLost(paths, *am, std::move(status));
-}
-
-}  // namespace
-
 // The live status. On YARN the RM's report decides; on the local engine, what the coordinator
 // last wrote (it rewrites status.json at every change; no process but the job's own holds the
 // job secret, README "The job secret"), with a dead coordinator's unfinished job recorded as
 // failed.
-Result<rpc::JobStatus> CurrentJobStatus(const history::JobPaths& paths) {
-  if (IsYarnJob(paths)) return CurrentYarnStatus(paths);
-  return RecordedStatus(paths);
+Result<rpc::JobStatus> CurrentJobStatus(const EngineFaces& faces, const history::JobPaths& paths) {
+  if (const EngineClientFace* face = faces.ClusterOf(BaseName(paths.root))) {
+    return CurrentClusterStatus(*face, paths);
+  }
+  return RecordedStatus(paths, false);
 }
 
 namespace {
@@ -146,7 +144,7 @@ std::string FormatDuration(int64_t ms) {
   return out + std::to_string(s % 60) + "s";
 }
 
-JobRow ReadJobRow(const std::string& id) {
+JobRow ReadJobRow(const EngineFaces& faces, const std::string& id) {
   history::JobPaths paths(history::JobsRoot() + "/" + id);
   JobRow row{id, "-", "-", "-", "-", "UNKNOWN", "", 0};
   struct stat st {};
@@ -158,7 +156,7 @@ JobRow ReadJobRow(const std::string& id) {
   if (conf.AddFile(paths.FinalConf()).ok()) {
     row.name = conf.GetOr(keys::kApplicationName, "-");
   }
-  auto status = RecordedStatus(paths);
+  auto status = RecordedStatus(paths, faces.ClusterOf(id) != nullptr);
   if (!status.ok()) return row;
   row.state = IsFinished(*status) ? rpc::FinalStatus_Name(status->final_status())
                                   : rpc::JobPhase_Name(status->phase());
@@ -174,8 +172,8 @@ JobRow ReadJobRow(const std::string& id) {
 
 // The user's TONY applications the RM knows, next to the local rows: a local row of an
 // application takes the RM's state while its record does not show the end; the others are added.
-void AddClusterRows(std::vector<JobRow>& rows) {
-  auto apps = ListYarnApplications();
+void AddClusterRows(const EngineClientFace& face, std::vector<JobRow>& rows) {
+  auto apps = face.ListClusterJobs();
   if (!apps.ok()) {
     std::cerr << "tony: warning: listing the cluster's applications: " << apps.status().message()
               << "\n";
@@ -210,14 +208,14 @@ void AddClusterRows(std::vector<JobRow>& rows) {
   }
 }
 
-int ListJobs(bool json) {
+int ListJobs(const EngineFaces& faces, bool json) {
   std::vector<JobRow> rows;
   if (auto ids = history::ListJobIds(); !ids.ok()) {
     std::cerr << "tony: warning: not listing local jobs: " << ids.status().message() << "\n";
   } else {
-    for (const auto& id : *ids) rows.push_back(ReadJobRow(id));
+    for (const auto& id : *ids) rows.push_back(ReadJobRow(faces, id));
   }
-  AddClusterRows(rows);
+  for (const auto& face : faces.All()) AddClusterRows(*face, rows);
   std::stable_sort(rows.begin(), rows.end(),
                    [](const JobRow& a, const JobRow& b) { return a.start_ms < b.start_ms; });
   if (json) {
@@ -260,23 +258,23 @@ int ListJobs(bool json) {
 
 }  // namespace
 
-Result<history::JobPaths> JobPathsFor(const std::string& id_or_path) {
+Result<history::JobPaths> JobPathsFor(const EngineFaces& faces, const std::string& id_or_path) {
   auto dir = history::ResolveJobDir(id_or_path);
   if (dir.ok()) return history::JobPaths(*dir);
   // An application id needs no local record: the cluster knows the job.
-  if (!hadoop::yarn::ParseApplicationId(id_or_path).ok()) return dir.status();
-  if (HadoopConfDirOf(id_or_path).empty()) {
-    return NotFound(dir.status().message() + "; set HADOOP_CONF_DIR to ask the cluster about " +
-                    id_or_path);
+  const EngineClientFace* face = faces.ClusterOf(id_or_path);
+  if (face == nullptr || !face->ValidJobId(id_or_path)) return dir.status();
+  if (Status asked = face->CanAskCluster(id_or_path); !asked.ok()) {
+    return NotFound(dir.status().message() + "; " + asked.message());
   }
   return history::JobPaths(history::JobsRoot() + "/" + id_or_path);
 }
 
-int ShowStatus(const std::string& id_or_path, bool json) {
-  if (id_or_path.empty()) return ListJobs(json);
-  auto paths = JobPathsFor(id_or_path);
+int ShowStatus(const EngineFaces& faces, const std::string& id_or_path, bool json) {
+  if (id_or_path.empty()) return ListJobs(faces, json);
+  auto paths = JobPathsFor(faces, id_or_path);
   if (!paths.ok()) return Error(paths.status().message());
-  auto status = CurrentJobStatus(*paths);
+  auto status = CurrentJobStatus(faces, *paths);
   if (!status.ok())
     return Error("no status for job " + id_or_path + ": " + status.status().message());
   if (json) {
@@ -300,7 +298,10 @@ int ShowStatus(const std::string& id_or_path, bool json) {
   return IsFinished(*status) && !Succeeded(*status) ? 1 : 0;
 }
 
-int KillJob(const std::string& id_or_path) {
+int KillJob(const EngineFaces& faces, const std::string& id_or_path) {
+  if (const EngineClientFace* face = faces.ClusterOf(id_or_path)) {
+    return face->KillOnCluster(id_or_path);
+  }
   auto dir = history::ResolveJobDir(id_or_path);
   if (!dir.ok()) return Error(dir.status().message());
   history::JobPaths paths(*dir);

@@ -10,11 +10,11 @@
 #include <thread>
 #include <vector>
 
+#include "client/engine_face.h"
 #include "client/job_control.h"
 #include "client/render.h"
 #include "common/files.h"
 #include "common/strings.h"
-#include "engine/yarn/client/yarn_view.h"
 #include "hadoop/hdfs/webhdfs.h"
 #include "history/job_dir.h"
 
@@ -63,9 +63,9 @@ std::string LastLines(const std::string& text, int64_t n) {
 }
 
 // Whether what we follow may still write: the job runs, and the task's attempt has not ended.
-bool StillWriting(const history::JobPaths& paths, const std::string& role, int64_t index,
-                  int attempt) {
-  auto status = CurrentJobStatus(paths);
+bool StillWriting(const EngineFaces& faces, const history::JobPaths& paths, const std::string& role,
+                  int64_t index, int attempt) {
+  auto status = CurrentJobStatus(faces, paths);
   if (!status.ok() || IsFinished(*status)) return false;
   if (role.empty()) return true;
   for (const auto& t : status->tasks()) {
@@ -126,16 +126,17 @@ Result<int> PickLocalAttempt(const std::string& task_dir, const std::string& tas
   return requested;
 }
 
-// The AM's log (am.log) of a YARN job, from its container on the NodeManager (there is no
-// local one): the first of the candidate URLs that answers.
-int ShowAmContainerLog(const history::JobPaths& paths, const LogsOptions& o) {
+// The AM's log (am.log) of a cluster's job, from its container (YARN: on the NodeManager; there
+// is no local one): the first of the candidate URLs that answers.
+int ShowAmContainerLog(const EngineFaces& faces, const EngineClientFace& face,
+                       const history::JobPaths& paths, const LogsOptions& o) {
   std::string app_id = BaseName(paths.root);
-  auto urls = AmContainerLogUrls(app_id);
+  auto urls = face.AmLogUrls(app_id);
   if (!urls.ok()) return Error("the AM's log of " + app_id + ": " + urls.status().message());
   std::string tried;
-  auto loaded = YarnWebAccess(app_id, std::any_of(urls->begin(), urls->end(), [](auto& u) {
-                                return StartsWith(u, "https://");
-                              }));
+  auto loaded = face.LogWebAccess(app_id, std::any_of(urls->begin(), urls->end(), [](auto& u) {
+                                    return StartsWith(u, "https://");
+                                  }));
   if (!loaded.ok()) return Error("the AM's log of " + app_id + ": " + loaded.status().message());
   auto get = std::make_shared<hadoop::hdfs::HttpGetOptions>(*std::move(loaded));
   for (const auto& base : *urls) {
@@ -150,7 +151,7 @@ int ShowAmContainerLog(const history::JobPaths& paths, const LogsOptions& o) {
            TONY_ASSIGN_OR_RETURN(std::string all, hadoop::hdfs::HttpGet(url, *get));
            return offset < all.size() ? all.substr(offset) : std::string();
          }}};
-    return PrintLogs(files, o, [&] { return StillWriting(paths, "", 0, 0); });
+    return PrintLogs(files, o, [&] { return StillWriting(faces, paths, "", 0, 0); });
   }
   std::cerr << "tony: error: no NodeManager has the AM's log of " << app_id << ":" << tried << "\n";
   return 1;
@@ -158,18 +159,20 @@ int ShowAmContainerLog(const history::JobPaths& paths, const LogsOptions& o) {
 
 }  // namespace
 
-int ShowLogs(const std::string& id_or_path, const LogsOptions& o) {
-  auto found_paths = JobPathsFor(id_or_path);
+int ShowLogs(const EngineFaces& faces, const std::string& id_or_path, const LogsOptions& o) {
+  auto found_paths = JobPathsFor(faces, id_or_path);
   if (!found_paths.ok()) return Error(found_paths.status().message());
   const history::JobPaths& paths = *found_paths;
-  bool yarn = StartsWith(BaseName(paths.root), "application_");
-  if (o.task.empty() && yarn && !PathExists(paths.AmLog())) return ShowAmContainerLog(paths, o);
+  const EngineClientFace* cluster = faces.ClusterOf(BaseName(paths.root));
+  if (o.task.empty() && cluster != nullptr && !PathExists(paths.AmLog())) {
+    return ShowAmContainerLog(faces, *cluster, paths, o);
+  }
   if (o.task.empty()) {
     std::string path = paths.AmLog();
     if (!PathExists(path)) return Error("job " + id_or_path + " has no coordinator log " + path);
     std::vector<LogFile> files = {
         {"am.log", [path](size_t offset) { return ReadLocalFrom(path, offset); }}};
-    return PrintLogs(files, o, [&] { return StillWriting(paths, "", 0, 0); });
+    return PrintLogs(files, o, [&] { return StillWriting(faces, paths, "", 0, 0); });
   }
   size_t colon = o.task.find(':');
   auto index = colon == std::string::npos ? std::nullopt : ParseInt64(o.task.substr(colon + 1));
@@ -192,7 +195,7 @@ int ShowLogs(const std::string& id_or_path, const LogsOptions& o) {
   } else {
     // Logs that stayed where the engine ran the task (YARN: the NodeManager's container log
     // dir), read over HTTP from the log URL in the job's status.
-    auto status = CurrentJobStatus(paths);
+    auto status = CurrentJobStatus(faces, paths);
     if (!status.ok()) return Error("job " + id_or_path + " has no task " + o.task);
     const rpc::TaskStatus* found = nullptr;
     for (const auto& t : status->tasks()) {
@@ -208,8 +211,13 @@ int ShowLogs(const std::string& id_or_path, const LogsOptions& o) {
     }
     attempt = found->attempt();
     // The NodeManager's web: the cluster's CAs (yarn.http.policy=HTTPS_ONLY), SPNEGO where
-    // the cluster is Kerberized.
-    auto loaded = YarnWebAccess(status->job_id(), StartsWith(found->log_url(), "https://"));
+    // the cluster is Kerberized (the engine's client face knows; a URL of no cluster's job is
+    // read plainly).
+    const EngineClientFace* face = faces.ClusterOf(status->job_id());
+    auto loaded =
+        face != nullptr
+            ? face->LogWebAccess(status->job_id(), StartsWith(found->log_url(), "https://"))
+            : Result<hadoop::hdfs::HttpGetOptions>(hadoop::hdfs::HttpGetOptions());
     if (!loaded.ok()) return Error("task " + o.task + ": " + loaded.status().message());
     auto get = std::make_shared<hadoop::hdfs::HttpGetOptions>(*std::move(loaded));
     for (const auto& name : *names) {
@@ -221,7 +229,7 @@ int ShowLogs(const std::string& id_or_path, const LogsOptions& o) {
                        }});
     }
   }
-  return PrintLogs(files, o, [&] { return StillWriting(paths, role, *index, attempt); });
+  return PrintLogs(files, o, [&] { return StillWriting(faces, paths, role, *index, attempt); });
 }
 
 }  // namespace tony::client

@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 
+#include "client/engine_face.h"
 #include "client/follow.h"
 #include "client/job_record.h"
 #include "client/render.h"
@@ -30,8 +31,7 @@
 #include "config/job_spec.h"
 #include "config/key_names.h"
 #include "config/role_names.h"
-#include "engine/local/client/local_submit.h"
-#include "engine/yarn/client/yarn_submit.h"
+#include "engine/engine_name.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
 #include "rpc/spec_file.h"
@@ -196,10 +196,12 @@ std::string ChooseEngine(const SubmitOptions& o, const Configuration& conf) {
   if (!o.engine.empty()) return o.engine;
   for (const char* var : {"HADOOP_CONF_DIR", "YARN_CONF_DIR"}) {
     const char* v = std::getenv(var);
-    if (v != nullptr && *v != '\0') return "yarn";
+    if (v != nullptr && *v != '\0') return engine::kYarnEngineName;
   }
-  if (!Trim(conf.GetOr(keys::kApplicationYarnConfPath, "")).empty()) return "yarn";
-  return "local";
+  if (!Trim(conf.GetOr(keys::kApplicationYarnConfPath, "")).empty()) {
+    return engine::kYarnEngineName;
+  }
+  return engine::kLocalEngineName;
 }
 
 }  // namespace
@@ -209,14 +211,18 @@ std::string JobFile(const SubmitOptions& o) {
   return PathExists(kDefaultJobFile) && !IsDirectory(kDefaultJobFile) ? kDefaultJobFile : "";
 }
 
-Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
+Result<Configuration> BuildConfiguration(const SubmitOptions& o, const EngineFaces& faces) {
   Configuration conf = Configuration::WithDefaults();
   std::string job_file = JobFile(o);
-  if (StartsWith(job_file, "hdfs://")) {
+  const EngineClientFace* reader = nullptr;
+  for (const auto& face : faces.All()) {
+    if (face->ReadsJobFile(job_file)) reader = face.get();
+  }
+  if (reader != nullptr) {
     Configuration login;  // --principal/--keytab, for a Kerberized cluster's SPNEGO
     if (!o.principal.empty()) login.Set(keys::kKerberosPrincipal, o.principal, "--principal");
     if (!o.keytab.empty()) login.Set(keys::kKerberosKeytab, o.keytab, "--keytab");
-    TONY_ASSIGN_OR_RETURN(std::string xml, ReadJobFileFromHdfs(job_file, login));
+    TONY_ASSIGN_OR_RETURN(std::string xml, reader->ReadJobFile(job_file, login));
     TONY_RETURN_IF_ERROR(conf.AddXml(xml, job_file));
   } else if (!job_file.empty()) {
     TONY_RETURN_IF_ERROR(conf.AddFile(LocalPath(job_file)));
@@ -263,7 +269,7 @@ Result<Configuration> BuildConfiguration(const SubmitOptions& o) {
   return conf;
 }
 
-int Submit(const SubmitOptions& o) {
+int Submit(const SubmitOptions& o, const EngineFaces& faces) {
   SetLogComponent("submit");
   auto fail_input = [](const Status& s) {
     std::cerr << "tony: error: " << s.message() << "\n";
@@ -276,7 +282,7 @@ int Submit(const SubmitOptions& o) {
   if (o.conf_file.empty() && !JobFile(o).empty()) {
     std::cerr << "tony: using ./" << kDefaultJobFile << " as the job file (no --conf_file)\n";
   }
-  auto conf = BuildConfiguration(o);
+  auto conf = BuildConfiguration(o, faces);
   if (!conf.ok()) return fail_input(conf.status());
   for (const auto& w : conf->warnings()) std::cerr << "tony: warning: " << w << "\n";
   for (const auto& w : UnknownKeyWarnings(*conf)) std::cerr << "tony: warning: " << w << "\n";
@@ -289,14 +295,15 @@ int Submit(const SubmitOptions& o) {
   }
   s = runtime::ValidateForFramework(*spec);
   if (!s.ok()) return fail_input(s);
-  std::string engine = ChooseEngine(o, *conf);
-  s = CheckResources(*conf, *spec, engine == "yarn");
-  if (!s.ok()) return fail_input(s);
-  if (engine == "yarn") return SubmitToYarn(o, *conf, *spec);
-  if (engine != "local") {
-    return fail_input(InvalidArgument("--engine " + engine + ": expected local or yarn"));
+  std::string engine_name = ChooseEngine(o, *conf);
+  std::optional<engine::EngineKind> kind = engine::ParseEngineName(engine_name);
+  const EngineClientFace* face = kind ? faces.Find(*kind) : nullptr;
+  if (face == nullptr) {
+    return fail_input(InvalidArgument("--engine " + engine_name + ": expected local or yarn"));
   }
-  return SubmitLocally(o, *conf, *spec);
+  s = CheckResources(*conf, *spec, face->LocalizesRemoteResources());
+  if (!s.ok()) return fail_input(s);
+  return face->Submit(o, *conf, *spec);
 }
 
 }  // namespace tony::client

@@ -44,10 +44,14 @@ inline constexpr char kDefaultJobFile[] = "tony.xml";
 // The job file: --conf_file, else ./tony.xml when it exists, else "".
 std::string JobFile(const SubmitOptions& options);
 
-// Builds the job's configuration from the options (defaults < --conf_file < tony-site.xml <
-// --conf), with the values the flags imply. Errors name the flag or file.
-Result<Configuration> BuildConfiguration(const SubmitOptions& options);
+class EngineFaces;
 
-int Submit(const SubmitOptions& options);
+// Builds the job's configuration from the options (defaults < --conf_file < tony-site.xml <
+// --conf), with the values the flags imply. Errors name the flag or file. A --conf_file no local
+// path (hdfs://...) is read by the engine face that reads it.
+Result<Configuration> BuildConfiguration(const SubmitOptions& options, const EngineFaces& faces);
+
+// Builds and checks the job, then hands it to the chosen engine's face (client/engine_face.h).
+int Submit(const SubmitOptions& options, const EngineFaces& faces);
 
 }  // namespace tony::client

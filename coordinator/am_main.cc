@@ -2,9 +2,12 @@
 
 #include <signal.h>
 
+#include <optional>
+
 #include "common/files.h"
 #include "common/log.h"
 #include "common/strings.h"
+#include "engine/engine_name.h"
 #include "history/job_dir.h"
 #include "rpc/job_secret.h"
 #include "rpc/spec_file.h"
@@ -25,8 +28,16 @@ Result<AmInputs> ReadInputs(const history::JobPaths& paths) {
 }  // namespace
 
 AmEngineFactory EngineFactoryFor(const std::string& name) {
-  if (name.empty() || name == "local") return SetUpLocalEngine;
-  if (name == "yarn") return SetUpYarnEngine;
+  // The engine by its name, as the client's faces get theirs (engine/engine_name.h).
+  std::optional<engine::EngineKind> kind =
+      name.empty() ? engine::EngineKind::kLocal : engine::ParseEngineName(name);
+  if (!kind) return nullptr;
+  switch (*kind) {
+    case engine::EngineKind::kLocal:
+      return SetUpLocalEngine;
+    case engine::EngineKind::kYarn:
+      return SetUpYarnEngine;
+  }
   return nullptr;
 }
 

@@ -255,4 +255,22 @@ int SubmitLocally(const SubmitOptions& o, const Configuration& conf, const JobSp
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
 }
 
+namespace {
+
+class LocalClientFace final : public EngineClientFace {
+ public:
+  engine::EngineKind Kind() const override { return engine::EngineKind::kLocal; }
+  bool LocalizesRemoteResources() const override { return false; }
+  int Submit(const SubmitOptions& options, const Configuration& conf,
+             const JobSpec& spec) const override {
+    return SubmitLocally(options, conf, spec);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<EngineClientFace> MakeLocalClientFace() {
+  return std::make_unique<LocalClientFace>();
+}
+
 }  // namespace tony::client

@@ -30,6 +30,7 @@
 #include "engine/yarn/client/fit_check.h"
 #include "engine/yarn/client/namenode_tokens.h"
 #include "engine/yarn/client/yarn_cluster.h"
+#include "engine/yarn/client/yarn_face.h"
 #include "engine/yarn/client/yarn_security.h"
 #include "engine/yarn_contract.h"
 #include "hadoop/hdfs/webhdfs.h"
@@ -736,7 +737,7 @@ int KillYarnApplication(const std::string& application_id, const std::string& co
   RemoveStaging(*cluster, application_id);
   // A local record that does not show the end takes the RM's (its unended tasks ended with it).
   if (auto written = history::ReadJobStatus(paths); written.ok() && !IsFinished(*written)) {
-    auto updated = CurrentJobStatus(paths);
+    auto updated = CurrentClusterStatus(*MakeYarnClientFace(), paths);
     WarnIfFailed(updated.status(), "the local record of " + application_id + " is not updated");
   }
   std::cout << "job " << application_id << " " << state << "\n";
