@@ -138,29 +138,4 @@ std::string DescribeExit(std::optional<int> exit_code, int signal) {
   return "";
 }
 
-std::string YarnMemoryKill(int container_exit_status) {
-  if (container_exit_status == -104) {
-    return "YARN killed its container for exceeding its physical memory limit (container exit "
-           "status -104)";
-  }
-  if (container_exit_status == -103) {
-    return "YARN killed its container for exceeding its virtual memory limit (container exit "
-           "status -103)";
-  }
-  return "";
-}
-
-std::string YarnNodeLoss(int container_exit_status) {
-  switch (container_exit_status) {
-    case kYarnPreempted:
-      return "preempted by YARN (container exit status -102)";
-    case kYarnAborted:
-      return "YARN aborted its container: its node was lost (container exit status -100)";
-    case kYarnDisksFailed:
-      return "its node's disks failed (container exit status -101)";
-    default:
-      return "";
-  }
-}
-
 }  // namespace tony::core

@@ -57,16 +57,20 @@ std::string SignalName(int signal);
 // when nothing is known (the process never ran, or no report came).
 std::string DescribeExit(std::optional<int> exit_code, int signal);
 
-// YARN's container exit statuses that mean "killed for memory" (docs/hadoop-ipc.md §4.2):
-// -104 physical, -103 virtual. The words name the status; empty for any other code.
-std::string YarnMemoryKill(int container_exit_status);
-
-// YARN's container exit statuses that mean "YARN took the container back", not the task's fault
-// (docs/hadoop-ipc.md §4.2): preempted, aborted (its node lost), disks failed.
-inline constexpr int kYarnAborted = -100;
-inline constexpr int kYarnDisksFailed = -101;
-inline constexpr int kYarnPreempted = -102;
-// The words for such a status; empty for any other code.
-std::string YarnNodeLoss(int container_exit_status);
+// Why a task's container ended, in the terms the job's logic needs, whatever the engine: each
+// engine maps its own codes to it (YARN's container exit statuses: engine/yarn/container_exit.h).
+enum class ContainerExitReason {
+  kExited,                // its process ended (the exit code says how), or nothing more is known
+  kStoppedByCoordinator,  // stopped on the coordinator's request, or released before its launch
+  kPreempted,             // the cluster took it back for other work
+  kNodeLost,              // its node was lost (the cluster aborted it)
+  kDisksFailed,           // its node's disks failed
+  kMemoryExceeded,        // killed for exceeding its memory limit
+};
+// Preempted, node lost, disks failed: the cluster took the container back, not the task's fault.
+inline bool TakenBackByCluster(ContainerExitReason reason) {
+  return reason == ContainerExitReason::kPreempted || reason == ContainerExitReason::kNodeLost ||
+         reason == ContainerExitReason::kDisksFailed;
+}
 
 }  // namespace tony::core

@@ -353,16 +353,18 @@ void Coordinator::OnContainerAllocated(const std::string& container_id, const st
   Dispatch(core::ContainerAllocated{container_id, role, host});
 }
 
-void Coordinator::OnContainerCompleted(const std::string& container_id, int exit_code,
-                                       const std::string& diagnostics) {
+void Coordinator::OnContainerCompleted(const std::string& container_id,
+                                       const engine::ContainerEnd& end) {
   auto it = container_tasks_.find(container_id);
   if (it == container_tasks_.end()) return;
   ContainerTask ct = it->second;
   container_tasks_.erase(it);
   TONY_LOG(kInfo) << "container " << container_id << " of " << ct.task.ToString()
-                  << " completed: " << diagnostics;
-  core::TaskExited exited{ct.task, ct.attempt, exit_code, diagnostics};
+                  << " completed: " << end.diagnostics;
+  core::TaskExited exited{ct.task, ct.attempt, end.exit_code, end.diagnostics};
   exited.source = core::ExitSource::kContainer;
+  exited.reason = end.reason;
+  exited.reason_words = end.reason_words;
   Dispatch(exited);
 }
 

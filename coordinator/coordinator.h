@@ -82,8 +82,8 @@ class Coordinator final : public engine::EngineListener {
   void OnContainerAllocated(const std::string& container_id, const std::string& role,
                             const std::string& host) override;
   void OnContainerPreempting(const std::string& container_id) override;
-  void OnContainerCompleted(const std::string& container_id, int exit_code,
-                            const std::string& diagnostics) override;
+  void OnContainerCompleted(const std::string& container_id,
+                            const engine::ContainerEnd& end) override;
   void OnContainerLaunchFailed(const std::string& container_id,
                                const std::string& message) override;
   void OnTaskTokensRenewed(const std::string& credentials) override;

@@ -15,6 +15,7 @@
 
 #include "common/process.h"
 #include "common/status.h"
+#include "common/task_state.h"
 #include "engine/container_request.h"
 #include "rpc/tls.h"
 #include "rpc/tony.pb.h"
@@ -50,14 +51,26 @@ struct LaunchSpec {
   std::vector<std::string> local_files;  // staged files linked into the working directory
 };
 
+// How a container ended, as its engine saw it.
+struct ContainerEnd {
+  // The process's exit code, by shell conventions (128 + signal); the engine's own status where
+  // no process ran or the cluster ended it (YARN's negative codes), shown in `diagnostics`.
+  int exit_code = 0;
+  // Why, in the core's engine-neutral terms; the engine maps its own codes.
+  core::ContainerExitReason reason = core::ContainerExitReason::kExited;
+  // The engine's words for a preempted, lost, failed-disks or memory-killed container, as users
+  // read them in the task's end ("preempted by YARN (container exit status -102)"); else empty.
+  std::string reason_words;
+  std::string diagnostics;
+};
+
 class EngineListener {
  public:
   virtual ~EngineListener() = default;
   virtual void OnContainerAllocated(const std::string& container_id, const std::string& role,
                                     const std::string& host) = 0;
-  // The container's process is gone. `exit_code` follows shell conventions (128 + signal).
-  virtual void OnContainerCompleted(const std::string& container_id, int exit_code,
-                                    const std::string& diagnostics) = 0;
+  // The container's process is gone.
+  virtual void OnContainerCompleted(const std::string& container_id, const ContainerEnd& end) = 0;
   // A Launch the engine accepted could not start the container (e.g. its NodeManager refused).
   virtual void OnContainerLaunchFailed(const std::string& container_id,
                                        const std::string& message) = 0;

@@ -85,7 +85,10 @@ bool FakeEngine::WaitFor(const std::function<bool(const FakeEngineRecord&)>& don
 void FakeEngine::Complete(const std::string& container_id, int exit_code,
                           const std::string& diagnostics) {
   asio::post(io_, [this, container_id, exit_code, diagnostics] {
-    listener_->OnContainerCompleted(container_id, exit_code, diagnostics);
+    ContainerEnd end;
+    end.exit_code = exit_code;
+    end.diagnostics = diagnostics;
+    listener_->OnContainerCompleted(container_id, end);
   });
 }
 

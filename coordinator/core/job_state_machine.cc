@@ -255,7 +255,10 @@ void JobStateMachine::OnTaskExited(const TaskExited& e, int64_t now_ms, std::vec
   TaskRecord* t = CurrentAttempt(e.task, e.attempt);
   // Nothing runs for a kNew task; a terminal one already had its first report.
   if (t == nullptr || t->state == TaskState::kNew) return;
-  if (e.source == ExitSource::kContainer) t->container_status = e.exit_code;
+  if (e.source == ExitSource::kContainer) {
+    t->container_reason = e.reason;
+    t->container_words = e.reason_words;
+  }
   if (IsTerminal(t->state)) {
     RefineEnd(*t, e);
     return;
@@ -279,7 +282,7 @@ void JobStateMachine::OnTaskExited(const TaskExited& e, int64_t now_ms, std::vec
   // executor's report says more.
   TaskExited report = held->second.report;
   held_exits_.erase(held);
-  if (!YarnNodeLoss(e.exit_code).empty() || !YarnMemoryKill(e.exit_code).empty()) {
+  if (TakenBackByCluster(e.reason) || e.reason == ContainerExitReason::kMemoryExceeded) {
     std::string diagnostics = std::move(report.diagnostics);
     report = e;
     report.diagnostics = std::move(diagnostics);

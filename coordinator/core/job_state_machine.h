@@ -45,8 +45,9 @@
 //    which counts as a failure of that task, like a container failure (TonY #606).
 //  * Restarts (RoleSpec::restart_*, README "Restarts"), before any rule above: a task that
 //    ended FAILED or LOST while the job runs starts again when its role's policy says so and the
-//    role's budget (max_restarts) has a restart left; a preempted container or a lost node (YARN
-//    container status -102, -100, -101) is always replaced and never counted. After the backoff,
+//    role's budget (max_restarts) has a restart left; a preempted container, a lost node or
+//    failed disks (TakenBackByCluster; YARN's container status -102, -100, -101) is always
+//    replaced and never counted. After the backoff,
 //    scope task: the task alone gets a new attempt and a new container (GANG: its own spec has
 //    its new address; running peers are not told, issue 11); scope gang: every task of its stage is
 //    stopped, and once all have ended and the backoff passed, each starts again with a new attempt,
@@ -97,9 +98,6 @@ enum class JobPhase { kRunning, kStopping, kFinished };
 enum class FinalStatus { kUndecided, kSucceeded, kFailed, kKilled };
 const char* FinalStatusName(FinalStatus s);
 
-// YARN's KILLED_BY_APPMASTER container exit status; the engines report a container stopped before
-// launch with it too. Never shown as a number: it becomes STOPPED or NOT_STARTED.
-inline constexpr int kExitStoppedByCoordinator = -105;
 inline constexpr int64_t kStopGraceMs = 15'000;
 // How long an executor's report of a foreign stop waits for its container's status.
 inline constexpr int64_t kForeignStopWaitMs = 10'000;
@@ -142,9 +140,10 @@ struct TaskRecord {
   int64_t registered_ms = -1;
   int64_t last_heartbeat_ms = -1;
   int64_t ended_ms = -1;
-  // The container's status when the engine reported its end (YARN's negative codes); 0 when the
-  // executor's report decided.
-  int container_status = 0;
+  // Why the container ended when the engine reported its end, with the engine's words
+  // (TaskExited); kExited when the executor's report decided.
+  ContainerExitReason container_reason = ContainerExitReason::kExited;
+  std::string container_words;
   // A restart of this task alone is due then (restart scope task); -1: none pending.
   int64_t restart_at_ms = -1;
   // What restarts it, or what restarted it last: "restart 1 of 3 (tony.worker.max-restarts) in
@@ -197,12 +196,16 @@ struct TaskExited {
   TaskId task;
   int attempt = 0;
   // kExecutor: the user process's exit code (0 when a signal ended it). kContainer: the
-  // container's exit status (YARN's negative codes, or 128 + N for the executor's signal N).
+  // container's exit status (128 + N for the executor's signal N; the engine's own codes).
   int exit_code = 0;
   std::string diagnostics;
   int signal = 0;        // kExecutor: the signal that ended the user process, 0 when it exited
   bool stopped = false;  // kExecutor: the executor itself stopped the user process
   ExitSource source = ExitSource::kExecutor;
+  // kContainer: why the container ended, as its engine says (engine/engine.h, ContainerEnd), and
+  // the engine's words for a reason other than kExited. The core decides on the reason only.
+  ContainerExitReason reason = ContainerExitReason::kExited;
+  std::string reason_words{};
 };
 // The task's executor saw it make no progress for its role's stall timeout (`stalled`, with its
 // note), or progress again after that.

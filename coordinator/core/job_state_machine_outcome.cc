@@ -48,18 +48,21 @@ JobStateMachine::ExitOutcome JobStateMachine::ClassifyExit(const TaskRecord& t,
     if (t.stop_requested && t.stopped_for_stall) {
       return {TaskState::kFailed, std::nullopt, 0, t.stop_reason};
     }
-    if (t.stop_requested || e.exit_code == kExitStoppedByCoordinator) {
+    if (t.stop_requested || e.reason == ContainerExitReason::kStoppedByCoordinator) {
       return {StoppedState(t), std::nullopt, 0, StopReason(t)};
     }
-    // YARN took the container back: a preemption is tony's stop in YARN's name; a lost node or
-    // failed disks leave no exit. Neither counts against a restart budget (job_state_machine.h).
-    if (std::string loss = YarnNodeLoss(e.exit_code); !loss.empty()) {
-      TaskState state = e.exit_code == kYarnPreempted ? StoppedState(t) : TaskState::kLost;
-      return {state, std::nullopt, 0, loss};
+    // The cluster took the container back: a preemption is tony's stop in the cluster's name; a
+    // lost node or failed disks leave no exit. Neither counts against a restart budget
+    // (job_state_machine.h).
+    if (TakenBackByCluster(e.reason)) {
+      TaskState state =
+          e.reason == ContainerExitReason::kPreempted ? StoppedState(t) : TaskState::kLost;
+      return {state, std::nullopt, 0, e.reason_words};
     }
-    if (std::string memory = YarnMemoryKill(e.exit_code); !memory.empty()) {
-      return {TaskState::kFailed, std::nullopt, 0,
-              memory + "; " + keys::ForRole(keys::kRoleMemory, t.id.role) + " sets the limit"};
+    if (e.reason == ContainerExitReason::kMemoryExceeded) {
+      return {
+          TaskState::kFailed, std::nullopt, 0,
+          e.reason_words + "; " + keys::ForRole(keys::kRoleMemory, t.id.role) + " sets the limit"};
     }
     return {TaskState::kLost, std::nullopt, 0,
             "its container ended without a report" +
@@ -103,7 +106,8 @@ JobStateMachine::ExitOutcome JobStateMachine::ClassifyExit(const TaskRecord& t,
 
 void JobStateMachine::RefineEnd(TaskRecord& t, const TaskExited& e) {
   if (e.source != ExitSource::kContainer || t.state != TaskState::kFailed) return;
-  std::string memory = YarnMemoryKill(e.exit_code);
+  if (e.reason != ContainerExitReason::kMemoryExceeded) return;
+  const std::string& memory = e.reason_words;
   if (memory.empty() || t.end_reason.find(memory) != std::string::npos) return;
   t.end_reason = memory + "; " + keys::ForRole(keys::kRoleMemory, t.id.role) + " sets the limit";
   Touch();

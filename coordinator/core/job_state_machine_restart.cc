@@ -40,7 +40,7 @@ int JobStateMachine::RestartsUsed(const std::string& role) const {
 }
 
 std::string JobStateMachine::TakenBack(const TaskRecord& t) {
-  std::string loss = YarnNodeLoss(t.container_status);
+  std::string loss = TakenBackByCluster(t.container_reason) ? t.container_words : "";
   if (loss.empty() && t.preempted) loss = "preempted by YARN (the ResourceManager's notice)";
   return loss;
 }
@@ -195,7 +195,8 @@ void JobStateMachine::ResetForNewAttempt(TaskRecord& t) {
   t.registered_ms = -1;
   t.last_heartbeat_ms = -1;
   t.ended_ms = -1;
-  t.container_status = 0;
+  t.container_reason = ContainerExitReason::kExited;
+  t.container_words.clear();
   t.restart_at_ms = -1;
   t.stall.clear();
   t.stopped_for_stall = false;

@@ -214,7 +214,10 @@ void LocalEngine::Stop(const std::string& container_id, int64_t grace_ms) {
     std::string id = c.id;
     FreeContainer(id);
     asio::post(io_, [this, id] {
-      if (listener_ != nullptr) listener_->OnContainerCompleted(id, -105, "stopped before launch");
+      ContainerEnd end;
+      end.reason = core::ContainerExitReason::kStoppedByCoordinator;
+      end.diagnostics = "stopped before launch";
+      if (listener_ != nullptr) listener_->OnContainerCompleted(id, end);
     });
     return;
   }
@@ -253,11 +256,12 @@ void LocalEngine::ReapChildren() {
       if (c.pid != pid) continue;
       // Whatever the executor left behind in its session goes with it.
       KillSession(pid);
-      int code = ExitCodeFromWaitStatus(wait_status);
-      std::string diagnostics = "executor " + DescribeWaitStatus(wait_status);
+      ContainerEnd end;
+      end.exit_code = ExitCodeFromWaitStatus(wait_status);
+      end.diagnostics = "executor " + DescribeWaitStatus(wait_status);
       std::string container_id = id;
       FreeContainer(container_id);
-      if (listener_ != nullptr) listener_->OnContainerCompleted(container_id, code, diagnostics);
+      if (listener_ != nullptr) listener_->OnContainerCompleted(container_id, end);
       break;
     }
   }

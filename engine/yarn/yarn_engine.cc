@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "config/key_names.h"
+#include "engine/yarn/container_exit.h"
 #include "hadoop/yarn/cluster_conf.h"
 #include "history/job_dir.h"
 #include "rpc/client.h"
@@ -177,11 +178,15 @@ void YarnEngine::HandleCompleted(const pb::ContainerStatusProto& status) {
   containers_.erase(it);
   int code = ExitCodeOf(status);
   std::string what = hadoop::yarn::DescribeContainerExit(code);
-  std::string diagnostics = what.empty() ? "container exited with code " + std::to_string(code)
-                                         : what + " (exit status " + std::to_string(code) + ")";
+  ContainerEnd end;
+  end.exit_code = code;
+  end.reason = YarnExitReason(code);
+  end.reason_words = YarnExitWords(code);
+  end.diagnostics = what.empty() ? "container exited with code " + std::to_string(code)
+                                 : what + " (exit status " + std::to_string(code) + ")";
   std::string yarn_diag(Trim(status.diagnostics()));
-  if (!yarn_diag.empty()) diagnostics += ": " + yarn_diag.substr(0, 2000);
-  if (listener_ != nullptr) listener_->OnContainerCompleted(id, code, diagnostics);
+  if (!yarn_diag.empty()) end.diagnostics += ": " + yarn_diag.substr(0, 2000);
+  if (listener_ != nullptr) listener_->OnContainerCompleted(id, end);
 }
 
 void YarnEngine::HandlePreemption(const pb::PreemptionMessageProto& preempt) {
@@ -305,7 +310,11 @@ void YarnEngine::Stop(const std::string& container_id, int64_t /*grace_ms*/) {
     containers_.erase(it);
     asio::post(io_, [this, container_id] {
       if (listener_ != nullptr) {
-        listener_->OnContainerCompleted(container_id, -105, "stopped before launch");
+        ContainerEnd end;
+        end.exit_code = kYarnKilledByAppMaster;
+        end.reason = core::ContainerExitReason::kStoppedByCoordinator;
+        end.diagnostics = "stopped before launch";
+        listener_->OnContainerCompleted(container_id, end);
       }
     });
     return;

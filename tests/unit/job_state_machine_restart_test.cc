@@ -37,9 +37,7 @@ class RestartTest : public JobStateMachineTest {
     return Send(e);
   }
   std::vector<Command> ContainerNow(const TaskId& id, int status) {
-    TaskExited e{id, Attempt(id), status, "container status"};
-    e.source = ExitSource::kContainer;
-    return Send(e);
+    return Send(ContainerExit(id, Attempt(id), status, "container status"));
   }
   std::vector<Command> RegisterNow(const TaskId& id, const std::string& host) {
     return Send(TaskRegistered{id, Attempt(id), host, 3000 + id.index});

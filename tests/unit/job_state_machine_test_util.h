@@ -11,8 +11,24 @@
 #include <vector>
 
 #include "coordinator/core/job_state_machine.h"
+#include "engine/yarn/container_exit.h"
 
 namespace tony::core::testing {
+
+// The tests speak YARN's container exit statuses; the core sees the reasons they map to.
+using engine::kYarnAborted;
+using engine::kYarnPreempted;
+inline constexpr int kExitStoppedByCoordinator = engine::kYarnKilledByAppMaster;
+
+// A container's end with YARN's `status`, as the YARN engine reports it (engine/engine.h).
+inline TaskExited ContainerExit(const TaskId& id, int attempt, int status,
+                                const std::string& diagnostics) {
+  TaskExited e{id, attempt, status, diagnostics};
+  e.source = ExitSource::kContainer;
+  e.reason = engine::YarnExitReason(status);
+  e.reason_words = engine::YarnExitWords(status);
+  return e;
+}
 
 struct RoleOptions {
   std::string name;
@@ -99,9 +115,7 @@ class JobStateMachineTest : public ::testing::Test {
   // The engine saw the container end with no report from the executor.
   std::vector<Command> ContainerEnded(const TaskId& id, int status,
                                       const std::string& diagnostics = "") {
-    TaskExited e{id, 0, status, diagnostics};
-    e.source = ExitSource::kContainer;
-    return Send(e);
+    return Send(ContainerExit(id, 0, status, diagnostics));
   }
   std::vector<Command> TickAt(int64_t t) {
     now_ = t;
