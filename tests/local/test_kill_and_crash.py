@@ -290,7 +290,10 @@ def test_a_daemon_of_a_task_whose_executor_was_killed_is_killed_at_the_end(tony,
         "tony.worker.instances": "2", "tony.worker.memory": "256m",
         "tony.application.framework": "generic"})
     proc = tony.start("submit", "--executes",
-                      'setsid sleep 98 & echo $! > "$TONY_LOG_DIR/daemon.pid"; exec sleep 300',
+                      # Written whole, then renamed: the test must never read a half-written
+                      # file (an empty one was read once under load).
+                      'setsid sleep 98 & echo $! > "$TONY_LOG_DIR/daemon.tmp" && '
+                      'mv "$TONY_LOG_DIR/daemon.tmp" "$TONY_LOG_DIR/daemon.pid"; exec sleep 300',
                       "--conf_file", conf)
     eventually(lambda: tony.running_job(tasks=2) and all(
         os.path.exists(os.path.join(t["log_dir"], "daemon.pid")) for t in tony.status()["tasks"]),
