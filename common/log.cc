@@ -3,10 +3,11 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+
+#include "common/strings.h"
 
 namespace tony {
 namespace {
@@ -24,8 +25,7 @@ std::atomic<int>& Level() {
 }  // namespace
 
 std::optional<LogLevel> ParseLogLevel(std::string_view text) {
-  std::string lower;
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = ToLower(text);
   if (lower == "debug") return LogLevel::kDebug;
   if (lower == "info") return LogLevel::kInfo;
   if (lower == "warning" || lower == "warn") return LogLevel::kWarning;

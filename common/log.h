@@ -3,7 +3,7 @@
 // Usage: TONY_LOG(kInfo) << "task " << id << " registered";
 // The component tag ("submit", "am", "executor") is set once per process by SetLogComponent(),
 // which also takes the level from TONY_LOG_LEVEL (debug, info, warning, error; default info;
-// README "Logs and debugging").
+// README "Running a job").
 // Thread-safety: each message is written with one write(2), so lines never interleave.
 #pragma once
 
