@@ -95,7 +95,8 @@ def cluster():
         yield sc
 
 
-def submit(tmp_path, cluster, ccache=None, flags=()):
+def start(tmp_path, cluster, ccache=None, flags=()):
+    """Starts `tony submit` of the reader job in the background; finish() waits for it."""
     tony = Tony(tmp_path / "home")
     tony.use(cluster.env(ccache))
     src = tmp_path / "src"
@@ -104,8 +105,29 @@ def submit(tmp_path, cluster, ccache=None, flags=()):
         "tony.application.framework": "pytorch", "tony.worker.instances": "1",
         "tony.worker.memory": "256m", "tony.am.memory": "256m",
         "tony.execution.envs": f"WAIT_SECONDS={WAIT_SECONDS}"})
-    return tony.run("submit", "--executes", "reader.py", "--python_binary_path", SYSTEM_PYTHON,
-                    "--src_dir", str(src), "--conf_file", xml, *flags, timeout=300)
+    return tony.start("submit", "--executes", "reader.py", "--python_binary_path", SYSTEM_PYTHON,
+                      "--src_dir", str(src), "--conf_file", xml, *flags)
+
+
+def finish(proc):
+    try:
+        out, err = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"tony submit still running after 300 s:\n{out}\n{err}")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory, cluster):
+    """Both jobs, the keytab one and the ticket-cache one, submitted at once: each waits more than
+    twice the tokens' maximum lifetime, and the two waits need not add up."""
+    keytab_dir, ticket_dir = (tmp_path_factory.mktemp(n) for n in ("keytab", "ticket"))
+    keytab = start(keytab_dir, cluster, ccache=str(keytab_dir / "no-such-cache"),
+                   flags=("--principal", cluster.user, "--keytab", cluster.user_keytab))
+    ticket = start(ticket_dir, cluster)
+    return {"keytab": finish(keytab), "ticket": finish(ticket)}
 
 
 def app_logs(cluster, r):
@@ -123,9 +145,8 @@ def app_logs(cluster, r):
     return "\n".join(out)
 
 
-def test_a_keytab_job_reads_hdfs_past_the_maximum_lifetime(tmp_path, cluster):
-    r = submit(tmp_path, cluster, ccache=str(tmp_path / "no-such-cache"),
-               flags=("--principal", cluster.user, "--keytab", cluster.user_keytab))
+def test_a_keytab_job_reads_hdfs_past_the_maximum_lifetime(jobs, cluster):
+    r = jobs["keytab"]
     out = r.stdout + r.stderr + app_logs(cluster, r)
     assert r.returncode == 0, out
     assert "at the start: read 'training data'" in out, out
@@ -136,8 +157,8 @@ def test_a_keytab_job_reads_hdfs_past_the_maximum_lifetime(tmp_path, cluster):
     assert "token file holds the keytab: False" in out, out
 
 
-def test_without_a_keytab_the_token_dies_at_its_maximum_lifetime(tmp_path, cluster):
-    r = submit(tmp_path, cluster)
+def test_without_a_keytab_the_token_dies_at_its_maximum_lifetime(jobs, cluster):
+    r = jobs["ticket"]
     out = r.stdout + r.stderr + app_logs(cluster, r)
     assert r.returncode != 0, out
     assert "at the start: read 'training data'" in out, out
