@@ -600,58 +600,58 @@ rpc::JobStatus Coordinator::Snapshot() const {
   s.set_engine(engine_ ? engine_->name() : "");
   s.set_job_dir(options_.job_dir);
   s.set_tensorboard_url(tensorboard_url_);
-  for (const auto& t : machine_.tasks()) {
-    rpc::TaskStatus* ts = s.add_tasks();
-    ts->set_role(t.id.role);
-    ts->set_index(t.id.index);
-    ts->set_attempt(t.attempt);
-    ts->set_state(core::TaskStateName(t.state));
-    ts->set_host(t.host);
-    ts->set_port(t.port);
-    if (t.exit_code) ts->set_exit_code(*t.exit_code);
-    ts->set_signal(t.signal);
-    ts->set_end_reason(t.end_reason);
-    ts->set_diagnostics(t.diagnostics);
-    ts->set_container_id(t.container_id);
-    ts->set_log_dir(paths_.TaskAttemptDir(t.id.role, t.id.index, t.attempt));
-    if (auto url = log_urls_.find(t.container_id); url != log_urls_.end()) {
-      ts->set_log_url(url->second);
-    }
-    if (auto node = nodes_.find(t.container_id); node != nodes_.end()) ts->set_node(node->second);
-    ts->set_tracked(t.tracked);
-    ts->set_chief(t.is_chief);
-    if (machine_.last_stage() > 0) ts->set_stage(machine_.spec().StageName(t.stage));
-    if (const RoleSpec* role = machine_.spec().FindRole(t.id.role);
-        t.state == core::TaskState::kRegistered && role != nullptr &&
-        !machine_.AwaitedPublished(t)) {
-      ts->set_awaits(role->awaits);
-    }
-    ts->set_restart(t.restart);
-    ts->set_stall(t.stall);
-    if (auto m = metrics_.find(StateKey(t.id, t.attempt)); m != metrics_.end()) {
-      for (const rpc::Metric& metric : m->second) *ts->add_metrics() = metric;
-    }
-    if (const RoleSpec* role = machine_.spec().FindRole(t.id.role);
-        t.state == core::TaskState::kNew && t.stage == machine_.stage() && t.restart_at_ms < 0 &&
-        role != nullptr && machine_.phase() == core::JobPhase::kRunning) {
-      ts->set_waits_for("a container of " + std::to_string(role->memory_mb) + " MB, " +
-                        std::to_string(role->vcores) + " vcores" +
-                        (role->gpus > 0 ? ", " + std::to_string(role->gpus) + " GPUs" : ""));
-    }
-    for (const core::PastAttempt& past : t.past_attempts) {
-      rpc::PastAttempt* p = ts->add_past_attempts();
-      p->set_attempt(past.attempt);
-      p->set_state(core::TaskStateName(past.state));
-      if (past.exit_code) p->set_exit_code(*past.exit_code);
-      p->set_signal(past.signal);
-      p->set_end_reason(past.end_reason);
-      p->set_host(past.host);
-      p->set_container_id(past.container_id);
-      p->set_log_dir(paths_.TaskAttemptDir(t.id.role, t.id.index, past.attempt));
-      p->set_restart(past.restart);
-    }
-  }
+  for (const auto& t : machine_.tasks()) AddTaskStatus(t, s.add_tasks());
   return s;
+}
+
+void Coordinator::AddTaskStatus(const core::TaskRecord& t, rpc::TaskStatus* ts) const {
+  ts->set_role(t.id.role);
+  ts->set_index(t.id.index);
+  ts->set_attempt(t.attempt);
+  ts->set_state(core::TaskStateName(t.state));
+  ts->set_host(t.host);
+  ts->set_port(t.port);
+  if (t.exit_code) ts->set_exit_code(*t.exit_code);
+  ts->set_signal(t.signal);
+  ts->set_end_reason(t.end_reason);
+  ts->set_diagnostics(t.diagnostics);
+  ts->set_container_id(t.container_id);
+  ts->set_log_dir(paths_.TaskAttemptDir(t.id.role, t.id.index, t.attempt));
+  if (auto url = log_urls_.find(t.container_id); url != log_urls_.end()) {
+    ts->set_log_url(url->second);
+  }
+  if (auto node = nodes_.find(t.container_id); node != nodes_.end()) ts->set_node(node->second);
+  ts->set_tracked(t.tracked);
+  ts->set_chief(t.is_chief);
+  if (machine_.last_stage() > 0) ts->set_stage(machine_.spec().StageName(t.stage));
+  if (const RoleSpec* role = machine_.spec().FindRole(t.id.role);
+      t.state == core::TaskState::kRegistered && role != nullptr && !machine_.AwaitedPublished(t)) {
+    ts->set_awaits(role->awaits);
+  }
+  ts->set_restart(t.restart);
+  ts->set_stall(t.stall);
+  if (auto m = metrics_.find(StateKey(t.id, t.attempt)); m != metrics_.end()) {
+    for (const rpc::Metric& metric : m->second) *ts->add_metrics() = metric;
+  }
+  if (const RoleSpec* role = machine_.spec().FindRole(t.id.role);
+      t.state == core::TaskState::kNew && t.stage == machine_.stage() && t.restart_at_ms < 0 &&
+      role != nullptr && machine_.phase() == core::JobPhase::kRunning) {
+    ts->set_waits_for("a container of " + std::to_string(role->memory_mb) + " MB, " +
+                      std::to_string(role->vcores) + " vcores" +
+                      (role->gpus > 0 ? ", " + std::to_string(role->gpus) + " GPUs" : ""));
+  }
+  for (const core::PastAttempt& past : t.past_attempts) {
+    rpc::PastAttempt* p = ts->add_past_attempts();
+    p->set_attempt(past.attempt);
+    p->set_state(core::TaskStateName(past.state));
+    if (past.exit_code) p->set_exit_code(*past.exit_code);
+    p->set_signal(past.signal);
+    p->set_end_reason(past.end_reason);
+    p->set_host(past.host);
+    p->set_container_id(past.container_id);
+    p->set_log_dir(paths_.TaskAttemptDir(t.id.role, t.id.index, past.attempt));
+    p->set_restart(past.restart);
+  }
 }
 
 void Coordinator::Finish(const core::FinishJob& finish) {

@@ -139,6 +139,8 @@ class Coordinator final : public engine::EngineListener {
   void AnswerSpecWaiters(bool expire_only);
   void AnswerStatusWaiters(bool expire_only);
   rpc::JobStatus Snapshot() const;
+  // One task's part of Snapshot: its current attempt and the attempts before it.
+  void AddTaskStatus(const core::TaskRecord& t, rpc::TaskStatus* ts) const;
   // A write of the job's record (status.json, events.jsonl) failed: logged, and the first such
   // error is kept for the job's final message, so that a full disk is never silent.
   void NoteRecordError(const Status& s);

@@ -31,6 +31,47 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+// Whether the task's port stays held (bound with SO_REUSEPORT) until its processes start: where
+// the framework asks for it (runtime/framework.h), and the shim that lets them bind it is there.
+bool HoldTaskPort(const JobSpec& spec, const TaskIdentity& id, TaskRunOptions* options) {
+  if (!runtime::HoldsTaskPort(spec, id.role)) return false;
+  // Preloaded into every held task's processes, so that any of them can bind the port (a
+  // parameter server's plain socket in a tensorflow job too), not only the framework's own
+  // listener.
+  auto self = SelfExecutable();
+  auto shim = self.ok() ? ReusePortShimBeside(*self) : Result<std::string>(self.status());
+  if (shim.ok()) {
+    options->reuse_port_shim = *shim;
+  } else if (runtime::SharesHeldPort(spec, id.role)) {
+    TONY_LOG(kWarning) << shim.status().message() << "; the port stays held for the "
+                       << "framework's listener, and a process that binds it without "
+                       << "SO_REUSEPORT fails";
+  } else if (spec.hold_port.value_or(false)) {
+    TONY_LOG(kWarning) << shim.status().message() << "; the port stays held as "
+                       << keys::kTaskHoldPort << " = true says: the process must bind it with "
+                       << "SO_REUSEPORT itself";
+  } else {
+    TONY_LOG(kWarning) << shim.status().message() << "; the port is released just before the "
+                       << "process starts, and open to other users of this host until it binds";
+    return false;
+  }
+  return true;
+}
+
+// TonY's chief reserves a second port for a TensorBoard of its own (TB_PORT), held as the
+// task's port is; TensorBoard binds it with TB_SERVER_REUSE_PORT=true.
+Status ReserveTensorBoardPort(const JobSpec& spec, const TaskIdentity& id, bool hold,
+                              TaskRunOptions* options) {
+  if (!runtime::GetsTensorBoardPort(spec, id.role, id.index) ||
+      runtime::TensorBoardOnTaskPort(spec, id.role)) {
+    return Status::Ok();
+  }
+  auto tb = ReservedPort::Reserve(0, hold);
+  if (!tb.ok()) return tb.status().WithContext("reserving TB_PORT");
+  options->tensorboard_port = std::move(tb).value();
+  return Status::Ok();
+}
+
 }  // namespace
 
 int RunExecutor() {
@@ -79,38 +120,11 @@ int RunExecutor() {
   if (!s.ok()) report_and_fail("localizing: " + s.message(), s.message());
   MakeEntryPointExecutable(role->command);
   TaskRunOptions options;
-  bool hold = runtime::HoldsTaskPort(spec, id.role);
-  if (hold) {
-    // Preloaded into every held task's processes, so that any of them can bind the port (a
-    // parameter server's plain socket in a tensorflow job too), not only the framework's own
-    // listener.
-    auto self = SelfExecutable();
-    auto shim = self.ok() ? ReusePortShimBeside(*self) : Result<std::string>(self.status());
-    if (shim.ok()) {
-      options.reuse_port_shim = *shim;
-    } else if (runtime::SharesHeldPort(spec, id.role)) {
-      TONY_LOG(kWarning) << shim.status().message() << "; the port stays held for the "
-                         << "framework's listener, and a process that binds it without "
-                         << "SO_REUSEPORT fails";
-    } else if (spec.hold_port.value_or(false)) {
-      TONY_LOG(kWarning) << shim.status().message() << "; the port stays held as "
-                         << keys::kTaskHoldPort << " = true says: the process must bind it with "
-                         << "SO_REUSEPORT itself";
-    } else {
-      hold = false;
-      TONY_LOG(kWarning) << shim.status().message() << "; the port is released just before the "
-                         << "process starts, and open to other users of this host until it binds";
-    }
-  }
+  const bool hold = HoldTaskPort(spec, id, &options);
   auto port = ReservedPort::Reserve(0, hold);
   if (!port.ok()) return Fail(port.status().message());
-  if (runtime::GetsTensorBoardPort(spec, id.role, id.index) &&
-      !runtime::TensorBoardOnTaskPort(spec, id.role)) {
-    // TonY's chief reserves a second port for a TensorBoard of its own (TB_PORT), held as the
-    // task's port is; TensorBoard binds it with TB_SERVER_REUSE_PORT=true.
-    auto tb = ReservedPort::Reserve(0, hold);
-    if (!tb.ok()) return Fail(tb.status().WithContext("reserving TB_PORT").message());
-    options.tensorboard_port = std::move(tb).value();
+  if (Status tb = ReserveTensorBoardPort(spec, id, hold, &options); !tb.ok()) {
+    return Fail(tb.message());
   }
 
   options.registry_timeout_ms = spec.registry_timeout_ms;
