@@ -153,7 +153,7 @@ struct JobSpec {
   bool horovod_debug_driver = false;
 
   // tony.application.skip-fit-check: submit to YARN without the check that the job can ever fit
-  // the cluster (engine/yarn/client/fit_check.h).
+  // the cluster (engine/fit_check.h).
   bool skip_fit_check = false;
 
   int64_t am_memory_mb = 2048;

@@ -76,35 +76,33 @@ MachineCapacity DetectCapacity(const JobSpec& spec) {
   return c;
 }
 
-Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity) {
-  int64_t memory = 0;
-  int64_t gpus = 0;
-  std::vector<std::string> gpu_roles;
-  for (const auto& r : spec.roles) {
-    memory += r.memory_mb * r.instances;
-    gpus += static_cast<int64_t>(r.gpus) * r.instances;
-    if (r.gpus > 0) {
-      gpu_roles.push_back(keys::ForRole(keys::kRoleGpus, r.name) + "=" + std::to_string(r.gpus));
-    }
-  }
-  if (memory > capacity.memory_mb) {
-    return ResourceExhausted(
-        "the job asks for " + std::to_string(memory) + " MB of memory in all (" +
-        keys::kRoleMemory + " x " + keys::kRoleInstances + ") but this machine has " +
-        std::to_string(capacity.memory_mb) + " MB; lower " + keys::kRoleMemory + ", or set " +
-        keys::kLocalMemory + " to allow more");
-  }
-  if (gpus > 0 && capacity.gpu_ids.empty()) {
-    return ResourceExhausted("the job asks for GPUs (" + Join(gpu_roles, ", ") +
-                             ") but this machine has none (" + spec.gpu_exec_path +
-                             " -L lists no GPU; " + keys::kGpuExecPath + " names the tool)");
-  }
-  if (gpus > static_cast<int64_t>(capacity.gpu_ids.size())) {
-    return ResourceExhausted("the job asks for " + Plural(gpus, "GPU") + " in all (" +
-                             Join(gpu_roles, ", ") + ") but this machine has " +
-                             Plural(static_cast<int64_t>(capacity.gpu_ids.size()), "GPU"));
-  }
-  return Status::Ok();
+FitWords LocalFitWords(const JobSpec& spec) {
+  FitWords w;
+  w.place = "this machine";
+  w.node = "machine";
+  w.one_node = true;
+  w.gpu_unit.clear();
+  w.no_gpus_why = spec.gpu_exec_path + " -L lists none";
+  w.together = "the tasks of a stage all run at once";
+  w.way_out = std::string(keys::kLocalMemory) + " sets the memory this machine offers the job, " +
+              keys::kGpuExecPath + " the tool that lists its GPUs";
+  return w;
+}
+
+Status CheckFitsLocally(const JobSpec& spec, const Configuration& conf,
+                        const MachineCapacity& capacity) {
+  FitInput in;
+  in.nodes.push_back(
+      {{capacity.memory_mb, capacity.vcores, static_cast<int64_t>(capacity.gpu_ids.size())}, {}});
+  // More vcores than cores runs, with OversubscriptionWarning's line.
+  in.count_vcores = false;
+  GangOptions o;
+  o.am_container = false;        // the coordinator is a plain process beside the tasks
+  o.fcfs_one_at_a_time = false;  // every task of a stage starts at once here
+  o.labels = false;              // one machine: a node label places nothing
+  in.gangs = JobGangs(spec, conf, o);
+  in.words = LocalFitWords(spec);
+  return CheckJobFits(in);
 }
 
 std::optional<std::string> OversubscriptionWarning(const JobSpec& spec,

@@ -7,8 +7,8 @@
 // (checked by scanning /proc, not by trusting the executor).
 //
 // GPUs: tasks that ask for tony.<role>.gpus get distinct GPU indices through
-// CUDA_VISIBLE_DEVICES. Capacity (memory, GPUs) is checked before the job starts; more vcores
-// than cores runs, with a warning.
+// CUDA_VISIBLE_DEVICES. Capacity (memory, GPUs) is checked before the job starts, by the fit
+// check both engines share; more vcores than cores runs, with a warning.
 //
 // Threading: owned by and called on the coordinator's asio loop.
 #pragma once
@@ -22,8 +22,10 @@
 #include <string>
 #include <vector>
 
+#include "config/configuration.h"
 #include "config/job_spec.h"
 #include "engine/engine.h"
+#include "engine/fit_check.h"
 
 namespace tony::engine {
 
@@ -37,9 +39,15 @@ struct MachineCapacity {
 // The keys tony.local.memory / tony.local.vcores, when set, replace the detected values.
 MachineCapacity DetectCapacity(const JobSpec& spec);
 
-// Refuses a job that cannot work on this machine (memory beyond it, GPUs it lacks), naming the
-// resource, the keys and both numbers. CPUs are not refused: see OversubscriptionWarning.
-Status CheckFitsLocally(const JobSpec& spec, const MachineCapacity& capacity);
+// How the shared fit check (engine/fit_check.h) names this machine in a refusal.
+FitWords LocalFitWords(const JobSpec& spec);
+
+// Refuses a job that cannot work on this machine (a task, or a stage's tasks together, needing
+// more memory or GPUs than it has) through the fit check both engines share, this machine as its
+// one node: the refusal names the role, the key, its value and where it was set (`conf` has the
+// values as written). CPUs are not refused: see OversubscriptionWarning.
+Status CheckFitsLocally(const JobSpec& spec, const Configuration& conf,
+                        const MachineCapacity& capacity);
 
 // More vcores than cores still runs (the job file meant for a cluster runs on a laptop, its
 // tasks sharing the CPUs): the one-line warning that says so with both numbers, or nullopt.

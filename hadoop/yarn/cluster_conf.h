@@ -106,7 +106,7 @@ struct ClusterConf {
   Result<HostPort> NameNodeRpcAddress(const std::string& ns, const std::string& id) const;
 };
 
-// What the client's fit check needs to know of the scheduler (engine/yarn/client/fit_check.h), from
+// What the client's fit check needs to know of the scheduler (engine/fit_check.h), from
 // yarn-site.xml and the conf dir's capacity-scheduler.xml when it has one.
 struct SchedulerConf {
   // Whether the scheduler counts vcores when it places a container: CapacityScheduler's default

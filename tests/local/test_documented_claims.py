@@ -127,5 +127,6 @@ def test_more_gpus_than_the_machine_lists_are_refused(tony, tmp_path):
         "tony.worker.instances": "2", "tony.worker.memory": "256m", "tony.worker.gpus": "1"})
     r = tony.run("submit", "--executes", "true", "--conf_file", conf)
     assert r.returncode != 0
-    assert "tony.worker.gpus=1" in r.stderr and "this machine has 1 GPU" in r.stderr, r.stderr
+    assert f"tony.worker.gpus = 1 from {conf}" in r.stderr, r.stderr
+    assert "(512 MB, 2 GPUs in all)" in r.stderr and "this machine has" in r.stderr, r.stderr
     assert tony.jobs() == [], "a refused job must leave no record"

@@ -84,8 +84,8 @@ TEST(KeyNamesTest, ForRoleFillsTheRoleOfATemplate) {
   const KeySpec* spec = FindKeySpec(keys::ForRole(keys::kRoleStallTimeoutMs, "ps"));
   ASSERT_NE(spec, nullptr);
   EXPECT_EQ(spec->name, keys::kRoleStallTimeoutMs);
-  // The AM's container keys follow the roles' pattern (client/fit_check.cc and
-  // client/yarn_submit.cc name them with "am").
+  // The AM's container keys follow the roles' pattern (engine/fit_check.cc and
+  // engine/yarn/client/yarn_submit.cc name them with "am").
   EXPECT_EQ(keys::ForRole(keys::kRoleMemory, "am"), keys::kAmMemory);
   EXPECT_EQ(keys::ForRole(keys::kRoleVcores, "am"), keys::kAmVcores);
   EXPECT_EQ(keys::ForRole(keys::kRoleGpus, "am"), keys::kAmGpus);

@@ -221,7 +221,8 @@ def test_more_memory_than_any_node_is_refused_before_submitting(minicluster, tmp
     assert tony.jobs() == [], tony.jobs()
 
 
-# The pre-submit fit check (engine/yarn/client/fit_check.h). These jobs keep the AM's default memory (2g).
+# The pre-submit fit check (engine/fit_check.h, shared with the local engine). These jobs keep
+# the AM's default memory (2g).
 def submit_unfitting(tony, tmp_path, *extra, **props):
     src = tmp_path / "src"
     write(str(src / "job.py"), "print('never runs')\n")
@@ -263,15 +264,18 @@ def test_a_gang_that_can_never_fit_is_refused_naming_the_numbers(minicluster, tm
     staged = staged_apps(minicluster)
     # Refused before anything is submitted (the RM's count below); tony.run bounds the wait.
     r = tony.run(*submit_unfitting(tony, tmp_path), timeout=60)
+    xml = tmp_path / "tony.xml"
     assert ("tony: error: the job can never run on this cluster: the AM (2048 MB) and 2 worker "
             "containers of 4096 MB (10240 MB in all) cannot all be placed on 2 NodeManagers of "
-            "4096 MB each; the gang needs all of them at once (tony.am.memory = 2g, "
-            "tony.worker.memory = 4g, tony.worker.instances = 2)") in r.stderr, r.stderr
+            "4096 MB each; the gang needs all of them at once (tony.am.memory = 2g by default, "
+            f"tony.worker.memory = 4g from {xml}, tony.worker.instances = 2 from {xml})"
+            ) in r.stderr, r.stderr
     assert_refused_leaving_nothing(tony, minicluster, r, submitted, staged)
 
     r = tony.run(*submit_unfitting(tony, tmp_path, "--conf", "tony.worker.memory=8g"), timeout=60)
     assert ("tony: error: the job can never run on this cluster: a worker container needs 8192 MB "
-            "(tony.worker.memory = 8g) but the largest NodeManager has 4096 MB (2 nodes running)"
+            "(tony.worker.memory = 8g from --conf) but the largest NodeManager has 4096 MB (2 "
+            "nodes running)"
             ) in r.stderr, r.stderr
     assert_refused_leaving_nothing(tony, minicluster, r, submitted, staged)
 

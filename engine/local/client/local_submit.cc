@@ -194,7 +194,7 @@ int SubmitLocally(const SubmitOptions& o, const Configuration& conf, const JobSp
                  "localizes it into the AM's container)\n";
   }
   engine::MachineCapacity capacity = engine::DetectCapacity(spec);
-  Status s = engine::CheckFitsLocally(spec, capacity);
+  Status s = engine::CheckFitsLocally(spec, conf, capacity);
   if (!s.ok()) return fail_input(s);
   if (auto w = engine::OversubscriptionWarning(spec, capacity)) {
     std::cerr << "tony: warning: " << *w << "\n";

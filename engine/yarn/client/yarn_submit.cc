@@ -14,8 +14,8 @@
 #include "common/net.h"
 #include "common/strings.h"
 #include "config/key_names.h"
+#include "engine/fit_check.h"
 #include "engine/yarn/client/am_launch.h"
-#include "engine/yarn/client/fit_check.h"
 #include "engine/yarn/client/hdfs_staging.h"
 #include "engine/yarn/client/namenode_tokens.h"
 #include "engine/yarn/client/yarn_cluster.h"
@@ -54,15 +54,15 @@ Result<std::string> StageLocally(const SubmitOptions& o, const history::JobPaths
 // maximumCapability, §4.3, which carries yarn.io/gpu only when the cluster declares that type).
 // `role` is the role whose keys set the ask, or "am" for the coordinator's (tony.am.memory, ...:
 // keys::ForRole(keys::kRoleMemory, "am") is keys::kAmMemory).
-Status CheckFits(const std::string& role, const std::string& who, const yarn::Resource& want,
-                 const yarn::Resource& max) {
+Status CheckFits(const JobSpec& spec, const std::string& role, const std::string& who,
+                 const yarn::Resource& want, const yarn::Resource& max) {
   std::string key;
   if (want.memory_mb > max.memory_mb) key = keys::ForRole(keys::kRoleMemory, role);
   if (key.empty() && want.vcores > max.vcores) key = keys::ForRole(keys::kRoleVcores, role);
   const bool gpus = key.empty() && want.gpus > max.gpus;
   if (gpus) key = keys::ForRole(keys::kRoleGpus, role);
   if (key.empty()) return Status::Ok();
-  std::string asks = key + ": " + who + " asks for " + yarn::ToString(want);
+  std::string asks = spec.KeyAndSource(key) + ": " + who + " asks for " + yarn::ToString(want);
   if (gpus && max.gpus == 0) {
     return ResourceExhausted(asks +
                              " but this cluster has no GPUs: the ResourceManager offers no " +
@@ -76,11 +76,11 @@ Status CheckFits(const std::string& role, const std::string& who, const yarn::Re
 }
 
 Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
-  TONY_RETURN_IF_ERROR(
-      CheckFits("am", "the coordinator", {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}, max));
+  TONY_RETURN_IF_ERROR(CheckFits(spec, "am", "the coordinator",
+                                 {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}, max));
   for (const auto& r : spec.roles) {
     TONY_RETURN_IF_ERROR(
-        CheckFits(r.name, "each " + r.name + " task", {r.memory_mb, r.vcores, r.gpus}, max));
+        CheckFits(spec, r.name, "each " + r.name + " task", {r.memory_mb, r.vcores, r.gpus}, max));
   }
   return Status::Ok();
 }
@@ -91,7 +91,7 @@ Status CheckFits(const JobSpec& spec, const yarn::Resource& max) {
 // overestimate, which can only make the check refuse less; FairScheduler gives it of the cluster).
 // CapacityScheduler's maximum AM share (maxAMPercentage) is not checked: it lets the first
 // application of a queue start whatever that share, so it never keeps a job out for good.
-std::optional<FitQueue> QueueShare(const pb::QueueInfoProto& q, const std::string& name) {
+std::optional<engine::FitQueue> QueueShare(const pb::QueueInfoProto& q, const std::string& name) {
   double share = q.has_maximumcapacity() ? q.maximumcapacity() : -1;
   for (const auto& entry : q.queueconfigurationsmap()) {
     if (entry.partitionname().empty() && entry.queueconfigurations().has_absolutemaxcapacity()) {
@@ -99,26 +99,28 @@ std::optional<FitQueue> QueueShare(const pb::QueueInfoProto& q, const std::strin
     }
   }
   if (share <= 0 || share >= 1) return std::nullopt;  // unknown, or the whole cluster
-  return FitQueue{name, share};
+  return engine::FitQueue{name, share};
 }
 
-// Refuses a job that can never fit the cluster (engine/yarn/client/fit_check.h), from the nodes and
-// the queue the RM reports now. A call that fails refuses nothing: the check is skipped with a
-// warning, and an RM that cannot be reached at all meets the submission's own error path.
+// Refuses a job that can never fit the cluster (engine/fit_check.h, the check both engines share),
+// from the nodes and the queue the RM reports now. A call that fails refuses nothing: the check is
+// skipped with a warning, and an RM that cannot be reached at all meets the submission's own error
+// path.
 Status CheckClusterFits(yarn::ApplicationClient& rm, const Cluster& c, const Configuration& conf,
                         const JobSpec& spec) {
   if (spec.skip_fit_check) return Status::Ok();
   auto reports = rm.GetClusterNodes();
-  FitInput in;
+  engine::FitInput in;  // the default words are a cluster's: NodeManagers, yarn.io/gpu
   if (reports.ok()) {
     for (const auto& r : *reports) {
       if (r.node_state() != pb::NS_RUNNING) continue;
-      in.nodes.push_back(
-          {yarn::FromProto(r.capability()), {r.node_labels().begin(), r.node_labels().end()}});
+      yarn::Resource cap = yarn::FromProto(r.capability());
+      in.nodes.push_back({{cap.memory_mb, cap.vcores, cap.gpus},
+                          {r.node_labels().begin(), r.node_labels().end()}});
     }
   }
-  if (auto skipped =
-          FitCheckSkipped(reports.status(), in.nodes.size(), reports.ok() ? reports->size() : 0)) {
+  if (auto skipped = engine::FitCheckSkipped(reports.status(), in.nodes.size(),
+                                             reports.ok() ? reports->size() : 0)) {
     std::cerr << "tony: warning: " << *skipped << "\n";
     return Status::Ok();
   }
@@ -128,15 +130,17 @@ Status CheckClusterFits(yarn::ApplicationClient& rm, const Cluster& c, const Con
                "it takes the scheduler to place containers by memory alone");
   in.count_vcores = scheduler.counts_vcores;
   // The scheduler rounds every ask up to its minimum allocation; only where yarn-site says it.
-  in.gangs = JobGangs(spec, conf, conf.GetOr(keys::kApplicationNodeLabel, ""),
-                      scheduler.min_allocation_mb);
+  engine::GangOptions gangs;
+  gangs.am_node_label = conf.GetOr(keys::kApplicationNodeLabel, "");
+  gangs.min_allocation_mb = scheduler.min_allocation_mb;
+  in.gangs = engine::JobGangs(spec, conf, gangs);
   if (auto queue = rm.GetQueueInfo(spec.queue); queue.ok()) {
     in.queue = QueueShare(*queue, spec.queue);
   } else {
     std::cerr << "tony: warning: " << queue.status().message() << "; the queue's capacity is not "
               << "checked\n";
   }
-  return CheckJobFits(in);
+  return engine::CheckJobFits(in);
 }
 
 // getNewApplication failed: says why (a proxy user or a token the RM refuses, an RM that cannot be

@@ -1,4 +1,4 @@
-#include "engine/yarn/client/fit_check.h"
+#include "engine/fit_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,17 +10,12 @@
 #include "common/strings.h"
 #include "config/keys.h"
 
-namespace tony::client {
+namespace tony::engine {
 namespace {
 
-namespace yarn = hadoop::yarn;
+std::string Never(const FitWords& w) { return "the job can never run on " + w.place + ": "; }
 
-constexpr char kNever[] = "the job can never run on this cluster: ";
-
-std::string WayOut() {
-  return " (" + std::string(kSkipFitCheckKey) +
-         "=true submits it anyway, for a cluster that will grow)";
-}
+std::string WayOut(const FitWords& w) { return " (" + w.way_out + ")"; }
 
 // Which amounts a message shows: memory always, the others where they matter.
 struct Shown {
@@ -32,10 +27,15 @@ std::string Plural(int64_t n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string Amounts(const yarn::Resource& r, Shown shown) {
+// "yarn.io/gpu:2" on YARN, "2 GPUs" on this machine.
+std::string Gpus(int64_t n, const FitWords& w) {
+  return w.gpu_unit.empty() ? Plural(n, "GPU", "GPUs") : w.gpu_unit + ":" + std::to_string(n);
+}
+
+std::string Amounts(const FitResources& r, Shown shown, const FitWords& w) {
   std::string s = std::to_string(r.memory_mb) + " MB";
   if (shown.vcores) s += ", " + Plural(r.vcores, "vcore", "vcores");
-  if (shown.gpus) s += ", " + std::string(yarn::kGpuResource) + ":" + std::to_string(r.gpus);
+  if (shown.gpus) s += ", " + Gpus(r.gpus, w);
   return s;
 }
 
@@ -44,7 +44,7 @@ bool HasLabel(const FitNode& node, const std::string& label) {
          std::find(node.labels.begin(), node.labels.end(), label) != node.labels.end();
 }
 
-bool Holds(const yarn::Resource& room, const yarn::Resource& want, bool count_vcores) {
+bool Holds(const FitResources& room, const FitResources& want, bool count_vcores) {
   return want.memory_mb <= room.memory_mb && want.gpus <= room.gpus &&
          (!count_vcores || want.vcores <= room.vcores);
 }
@@ -89,7 +89,7 @@ class Packer {
     // so no placement is tried twice in another order.
     size_t first = i > 0 && items_[i - 1] == items_[i] ? placed_on_[i - 1] : 0;
     // A node left like one already tried (same room, same labels) leads to the same result.
-    std::vector<std::pair<yarn::Resource, const FitNode*>> tried;
+    std::vector<std::pair<FitResources, const FitNode*>> tried;
     bool unknown = false;
     for (size_t n = first; n < nodes_.size(); ++n) {
       if (!HasLabel(nodes_[n], item.node_label) || !Holds(room_[n], item.resource, count_vcores_)) {
@@ -112,12 +112,12 @@ class Packer {
     return unknown ? Packing::kUnknown : Packing::kCannot;
   }
 
-  bool SameRoom(const yarn::Resource& a, const yarn::Resource& b) const {
+  bool SameRoom(const FitResources& a, const FitResources& b) const {
     return a.memory_mb == b.memory_mb && a.gpus == b.gpus &&
            (!count_vcores_ || a.vcores == b.vcores);
   }
 
-  void Take(size_t n, const yarn::Resource& r, int sign) {
+  void Take(size_t n, const FitResources& r, int sign) {
     room_[n].memory_mb -= sign * r.memory_mb;
     room_[n].vcores -= sign * r.vcores;
     room_[n].gpus -= sign * r.gpus;
@@ -126,7 +126,7 @@ class Packer {
   const std::vector<FitNode>& nodes_;
   bool count_vcores_;
   int64_t budget_;
-  std::vector<yarn::Resource> room_;
+  std::vector<FitResources> room_;
   std::vector<const FitAsk*> items_;
   std::vector<size_t> placed_on_;
 };
@@ -140,73 +140,95 @@ std::vector<const FitNode*> NodesFor(const std::vector<FitNode>& nodes, const Fi
   return out;
 }
 
-// One container larger than every node it may go to.
-Status CheckContainer(const std::vector<FitNode>& nodes, const FitAsk& a, bool count_vcores) {
-  std::vector<const FitNode*> eligible = NodesFor(nodes, a);
+// "the largest NodeManager has 4096 MB (2 nodes running)", or "this machine has 8192 MB".
+struct NodesSaid {
+  std::string which;    // "the largest NodeManager [labelled gpu (key)]" / "this machine"
+  std::string running;  // "2 nodes running", or empty for the one machine
+};
+
+NodesSaid SayNodes(const std::vector<FitNode>& nodes, size_t eligible, const FitAsk& a,
+                   const FitWords& w) {
+  if (w.one_node) return {w.place, ""};
   std::string running = Plural(static_cast<int64_t>(nodes.size()), "node", "nodes") + " running";
-  if (eligible.empty()) {
-    return ResourceExhausted(kNever + ContainerName(a) + " asks for node label " + a.node_label +
-                             " (" + a.label_setting + ") but none of the " + running +
-                             " has that label" + WayOut());
-  }
-  for (const FitNode* n : eligible) {
-    if (Holds(n->capability, a.resource, count_vcores)) return Status::Ok();
-  }
-  yarn::Resource largest;
-  for (const FitNode* n : eligible) {
-    largest.memory_mb = std::max(largest.memory_mb, n->capability.memory_mb);
-    largest.vcores = std::max(largest.vcores, n->capability.vcores);
-    largest.gpus = std::max(largest.gpus, n->capability.gpus);
-  }
-  std::string which = "the largest NodeManager";
+  NodesSaid said{"the largest " + w.node, ""};
   if (!a.node_label.empty()) {
-    which += " labelled " + a.node_label + " (" + a.label_setting + ")";
-    running = Plural(static_cast<int64_t>(eligible.size()), "node", "nodes") + " of the " +
-              running + " with that label";
+    said.which += " labelled " + a.node_label + " (" + a.label_setting + ")";
+    running = Plural(static_cast<int64_t>(eligible), "node", "nodes") + " of the " + running +
+              " with that label";
   }
-  auto refuse = [&](const std::string& needs, const std::string& setting, const std::string& has) {
-    return ResourceExhausted(kNever + ContainerName(a) + " needs " + needs + " (" + setting +
-                             ") but " + which + " has " + has + " (" + running + ")" + WayOut());
-  };
-  if (a.resource.memory_mb > largest.memory_mb) {
-    return refuse(std::to_string(a.resource.memory_mb) + " MB", a.memory_setting,
-                  std::to_string(largest.memory_mb) + " MB");
-  }
-  if (a.resource.gpus > largest.gpus) {
-    std::string gpus = std::string(yarn::kGpuResource) + ":" + std::to_string(a.resource.gpus);
-    if (largest.gpus == 0) {
-      return ResourceExhausted(kNever + ContainerName(a) + " needs " + gpus + " (" +
-                               a.gpus_setting + ") but this cluster has no GPUs: no running " +
-                               "NodeManager offers " + std::string(yarn::kGpuResource) +
-                               (a.node_label.empty() ? "" : " with label " + a.node_label) +
-                               " (it needs yarn.resource-types=yarn.io/gpu and NodeManagers "
-                               "with GPUs)" +
-                               WayOut());
-    }
-    return refuse(gpus, a.gpus_setting,
-                  std::string(yarn::kGpuResource) + ":" + std::to_string(largest.gpus));
-  }
-  if (count_vcores && a.resource.vcores > largest.vcores) {
-    return refuse(Plural(a.resource.vcores, "vcore", "vcores"), a.vcores_setting,
-                  Plural(largest.vcores, "vcore", "vcores"));
-  }
-  // Every amount fits some node, but no node has all of them.
+  said.running = running;
+  return said;
+}
+
+// A GPU ask where no node it may go to offers any GPU.
+Status NoGpus(const FitAsk& a, const FitWords& w) {
+  std::string where =
+      w.one_node || a.node_label.empty() ? "" : " (with label " + a.node_label + ")";
+  return ResourceExhausted(Never(w) + ContainerName(a) + " needs " + Gpus(a.resource.gpus, w) +
+                           " (" + a.gpus_setting + ") but " + w.place + " has no GPUs" + where +
+                           ": " + w.no_gpus_why + WayOut(w));
+}
+
+// A container whose amounts each fit some node, but no node has all of them.
+Status NoNodeHasAll(const std::vector<const FitNode*>& eligible, const FitAsk& a, bool count_vcores,
+                    const FitWords& w, const std::string& running) {
   Shown shown{count_vcores, a.resource.gpus > 0};
   std::string settings = a.memory_setting;
   if (shown.vcores) settings += ", " + a.vcores_setting;
   if (shown.gpus) settings += ", " + a.gpus_setting;
   std::vector<std::string> caps;
   for (const FitNode* n : eligible) {
-    std::string c = Amounts(n->capability, shown);
+    std::string c = Amounts(n->capability, shown, w);
     if (std::find(caps.begin(), caps.end(), c) == caps.end()) caps.push_back(c);
   }
-  return ResourceExhausted(kNever + ContainerName(a) + " needs " + Amounts(a.resource, shown) +
-                           " (" + settings + ") but no NodeManager has all of it at once (" +
-                           running + ": " + Join(caps, "; ") + ")" + WayOut());
+  std::string inside = running.empty() ? "" : running + ": ";
+  return ResourceExhausted(Never(w) + ContainerName(a) + " needs " + Amounts(a.resource, shown, w) +
+                           " (" + settings + ") but no " + w.node + " has all of it at once (" +
+                           inside + Join(caps, "; ") + ")" + WayOut(w));
 }
 
-yarn::Resource Total(const FitGang& gang) {
-  yarn::Resource t;
+// One container larger than every node it may go to.
+Status CheckContainer(const std::vector<FitNode>& nodes, const FitAsk& a, bool count_vcores,
+                      const FitWords& w) {
+  std::vector<const FitNode*> eligible = NodesFor(nodes, a);
+  if (eligible.empty()) {
+    return ResourceExhausted(Never(w) + ContainerName(a) + " asks for node label " + a.node_label +
+                             " (" + a.label_setting + ") but none of the " +
+                             Plural(static_cast<int64_t>(nodes.size()), "node", "nodes") +
+                             " running has that label" + WayOut(w));
+  }
+  for (const FitNode* n : eligible) {
+    if (Holds(n->capability, a.resource, count_vcores)) return Status::Ok();
+  }
+  FitResources largest;
+  for (const FitNode* n : eligible) {
+    largest.memory_mb = std::max(largest.memory_mb, n->capability.memory_mb);
+    largest.vcores = std::max(largest.vcores, n->capability.vcores);
+    largest.gpus = std::max(largest.gpus, n->capability.gpus);
+  }
+  NodesSaid said = SayNodes(nodes, eligible.size(), a, w);
+  auto refuse = [&](const std::string& needs, const std::string& setting, const std::string& has) {
+    return ResourceExhausted(Never(w) + ContainerName(a) + " needs " + needs + " (" + setting +
+                             ") but " + said.which + " has " + has +
+                             (said.running.empty() ? "" : " (" + said.running + ")") + WayOut(w));
+  };
+  if (a.resource.memory_mb > largest.memory_mb) {
+    return refuse(std::to_string(a.resource.memory_mb) + " MB", a.memory_setting,
+                  std::to_string(largest.memory_mb) + " MB");
+  }
+  if (a.resource.gpus > largest.gpus) {
+    if (largest.gpus == 0) return NoGpus(a, w);
+    return refuse(Gpus(a.resource.gpus, w), a.gpus_setting, Gpus(largest.gpus, w));
+  }
+  if (count_vcores && a.resource.vcores > largest.vcores) {
+    return refuse(Plural(a.resource.vcores, "vcore", "vcores"), a.vcores_setting,
+                  Plural(largest.vcores, "vcore", "vcores"));
+  }
+  return NoNodeHasAll(eligible, a, count_vcores, w, said.running);
+}
+
+FitResources Total(const FitGang& gang) {
+  FitResources t;
   for (const FitAsk& a : gang.asks) {
     t.memory_mb += a.resource.memory_mb * a.count;
     t.vcores += a.resource.vcores * a.count;
@@ -216,14 +238,14 @@ yarn::Resource Total(const FitGang& gang) {
 }
 
 // "the AM (2048 MB) and 2 worker containers of 4096 MB (10240 MB in all)".
-std::string DescribeGang(const FitGang& gang, Shown shown) {
+std::string DescribeGang(const FitGang& gang, Shown shown, const FitWords& w) {
   std::vector<std::string> parts;
   for (const FitAsk& a : gang.asks) {
     if (a.am) {
-      parts.push_back("the AM (" + Amounts(a.resource, shown) + ")");
+      parts.push_back("the AM (" + Amounts(a.resource, shown, w) + ")");
     } else {
       parts.push_back(Plural(a.count, a.role + " container", a.role + " containers") + " of " +
-                      Amounts(a.resource, shown));
+                      Amounts(a.resource, shown, w));
     }
   }
   std::string s;
@@ -231,14 +253,18 @@ std::string DescribeGang(const FitGang& gang, Shown shown) {
     if (i > 0) s += i + 1 == parts.size() ? " and " : ", ";
     s += parts[i];
   }
-  return s + " (" + Amounts(Total(gang), shown) + " in all)";
+  return s + " (" + Amounts(Total(gang), shown, w) + " in all)";
 }
 
-// "2 NodeManagers of 4096 MB each", or "3 NodeManagers (2 of 4096 MB, 1 of 8192 MB)".
-std::string DescribeNodes(const std::vector<FitNode>& nodes, Shown shown) {
+// "be placed on 2 NodeManagers of 4096 MB each", "be placed on 3 NodeManagers (2 of 4096 MB, 1
+// of 8192 MB)", or "run at once: this machine has 8192 MB".
+std::string DescribeNodes(const std::vector<FitNode>& nodes, Shown shown, const FitWords& w) {
+  if (w.one_node && nodes.size() == 1) {
+    return "run at once: " + w.place + " has " + Amounts(nodes[0].capability, shown, w);
+  }
   std::vector<std::pair<std::string, int>> kinds;
   for (const FitNode& n : nodes) {
-    std::string c = Amounts(n.capability, shown);
+    std::string c = Amounts(n.capability, shown, w);
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == c; });
     if (it == kinds.end()) {
       kinds.emplace_back(c, 1);
@@ -246,7 +272,8 @@ std::string DescribeNodes(const std::vector<FitNode>& nodes, Shown shown) {
       ++it->second;
     }
   }
-  std::string s = Plural(static_cast<int64_t>(nodes.size()), "NodeManager", "NodeManagers");
+  std::string s =
+      "be placed on " + Plural(static_cast<int64_t>(nodes.size()), w.node, w.node + "s");
   if (kinds.size() == 1) return s + " of " + kinds[0].first + (nodes.size() > 1 ? " each" : "");
   std::vector<std::string> parts;
   parts.reserve(kinds.size());
@@ -266,7 +293,8 @@ std::string GangSettings(const FitGang& gang, Shown shown) {
   return Join(s, ", ");
 }
 
-Status CheckGang(const std::vector<FitNode>& nodes, const FitGang& gang, bool count_vcores) {
+Status CheckGang(const std::vector<FitNode>& nodes, const FitGang& gang, bool count_vcores,
+                 const FitWords& w) {
   if (PackGang(nodes, gang, count_vcores) != Packing::kCannot) return Status::Ok();
   bool gpus = false;
   for (const FitAsk& a : gang.asks) gpus = gpus || a.resource.gpus > 0;
@@ -275,15 +303,14 @@ Status CheckGang(const std::vector<FitNode>& nodes, const FitGang& gang, bool co
   std::string labels;
   for (const FitAsk& a : gang.asks) {
     if (a.node_label.empty()) continue;
-    labels +=
-        "; " + std::string(a.am ? "the AM" : a.role + " containers") + " can only go to the " +
-        Plural(static_cast<int64_t>(NodesFor(nodes, a).size()), "NodeManager", "NodeManagers") +
-        " labelled " + a.node_label;
+    labels += "; " + std::string(a.am ? "the AM" : a.role + " containers") +
+              " can only go to the " +
+              Plural(static_cast<int64_t>(NodesFor(nodes, a).size()), w.node, w.node + "s") +
+              " labelled " + a.node_label;
   }
-  return ResourceExhausted(kNever + DescribeGang(gang, shown) + " cannot all be placed on " +
-                           DescribeNodes(nodes, shown) + labels +
-                           "; the gang needs all of them at once (" + GangSettings(gang, shown) +
-                           ")" + WayOut());
+  return ResourceExhausted(Never(w) + DescribeGang(gang, shown, w) + " cannot all " +
+                           DescribeNodes(nodes, shown, w) + labels + "; " + w.together + " (" +
+                           GangSettings(gang, shown) + ")" + WayOut(w));
 }
 
 std::string Percent(double fraction) {
@@ -295,14 +322,14 @@ std::string Percent(double fraction) {
 // The queue's maximum capacity is a share of the whole cluster (every partition: an
 // overestimate where nodes have labels, which can only make the check refuse less).
 Status CheckQueue(const std::vector<FitNode>& nodes, const FitGang& gang, const FitQueue& queue,
-                  bool count_vcores) {
-  yarn::Resource cluster;
+                  bool count_vcores, const FitWords& w) {
+  FitResources cluster;
   for (const FitNode& n : nodes) {
     cluster.memory_mb += n.capability.memory_mb;
     cluster.vcores += n.capability.vcores;
     cluster.gpus += n.capability.gpus;
   }
-  yarn::Resource total = Total(gang);
+  FitResources total = Total(gang);
   // Half a unit of slack: the RM rounds the share; a job exactly at the limit fits.
   auto over = [&](int64_t want, int64_t of) {
     return static_cast<double>(want) > static_cast<double>(of) * queue.max_fraction + 0.5;
@@ -313,26 +340,34 @@ Status CheckQueue(const std::vector<FitNode>& nodes, const FitGang& gang, const 
       !(gpus && over(total.gpus, cluster.gpus))) {
     return Status::Ok();
   }
-  yarn::Resource limit{
+  FitResources limit{
       static_cast<int64_t>(std::floor(static_cast<double>(cluster.memory_mb) * queue.max_fraction)),
       static_cast<int>(std::floor(cluster.vcores * queue.max_fraction)),
       static_cast<int64_t>(std::floor(static_cast<double>(cluster.gpus) * queue.max_fraction))};
   return ResourceExhausted(
       "the job can never run in queue " + queue.name + " (" + keys::kYarnQueue + " = " +
-      queue.name + "): " + DescribeGang(gang, shown) + " exceed the queue's maximum capacity, " +
-      Percent(queue.max_fraction) + " of the cluster's " + Amounts(cluster, shown) + " (" +
-      Amounts(limit, shown) + "); the gang needs all of them at once (" +
-      GangSettings(gang, shown) + ")" + WayOut());
+      queue.name + "): " + DescribeGang(gang, shown, w) + " exceed the queue's maximum capacity, " +
+      Percent(queue.max_fraction) + " of the cluster's " + Amounts(cluster, shown, w) + " (" +
+      Amounts(limit, shown, w) + "); " + w.together + " (" + GangSettings(gang, shown) + ")" +
+      WayOut(w));
 }
 
-// "tony.worker.memory = 4g": the value as the job has it, else the key's default.
-std::string Setting(const Configuration& conf, const std::string& key) {
+// "tony.worker.memory = 4g from /home/u/tony.xml", "... from --conf", or "tony.am.memory = 2g by
+// default": where the job's spec says the value came from (JobSpec::sources holds the keys a file
+// or a flag set).
+std::string Said(const JobSpec& spec, const std::string& key, const std::string& value) {
+  auto it = spec.sources.find(key);
+  return key + " = " + value + (it == spec.sources.end() ? " by default" : " from " + it->second);
+}
+
+// The value as the job wrote it ("4g", not 4096), else the key's default.
+std::string Setting(const JobSpec& spec, const Configuration& conf, const std::string& key) {
   std::optional<std::string> v = conf.Get(key);
   if (!v) {
-    const KeySpec* spec = FindKeySpec(key);
-    v = spec == nullptr ? "" : std::string(spec->default_value);
+    const KeySpec* ks = FindKeySpec(key);
+    v = ks == nullptr ? "" : std::string(ks->default_value);
   }
-  return key + " = " + std::string(Trim(*v));
+  return Said(spec, key, std::string(Trim(*v)));
 }
 
 int64_t RoundUp(int64_t mb, int64_t step) {
@@ -343,18 +378,18 @@ int64_t RoundUp(int64_t mb, int64_t step) {
 
 // `who` is the role whose keys set the ask, or "am" for the coordinator's (tony.am.memory, ...:
 // keys::ForRole(keys::kRoleMemory, "am") is keys::kAmMemory).
-FitAsk Ask(const Configuration& conf, const std::string& who, const yarn::Resource& r,
-           int64_t min_allocation_mb) {
+FitAsk Ask(const JobSpec& spec, const Configuration& conf, const std::string& who,
+           const FitResources& r, int64_t min_allocation_mb) {
   FitAsk a;
   a.resource = r;
   a.resource.memory_mb = RoundUp(r.memory_mb, min_allocation_mb);
-  a.memory_setting = Setting(conf, keys::ForRole(keys::kRoleMemory, who));
+  a.memory_setting = Setting(spec, conf, keys::ForRole(keys::kRoleMemory, who));
   if (a.resource.memory_mb != r.memory_mb) {
     a.memory_setting += ", rounded up to a multiple of yarn.scheduler.minimum-allocation-mb = " +
                         std::to_string(min_allocation_mb);
   }
-  a.vcores_setting = Setting(conf, keys::ForRole(keys::kRoleVcores, who));
-  a.gpus_setting = Setting(conf, keys::ForRole(keys::kRoleGpus, who));
+  a.vcores_setting = Setting(spec, conf, keys::ForRole(keys::kRoleVcores, who));
+  a.gpus_setting = Setting(spec, conf, keys::ForRole(keys::kRoleGpus, who));
   return a;
 }
 
@@ -363,8 +398,8 @@ FitAsk Ask(const Configuration& conf, const std::string& who, const yarn::Resour
 Packing PackGang(const std::vector<FitNode>& nodes, const FitGang& gang, bool count_vcores,
                  int64_t budget) {
   // The sums first: quick, and exact for what they refuse.
-  yarn::Resource total = Total(gang);
-  yarn::Resource room;
+  FitResources total = Total(gang);
+  FitResources room;
   for (const FitNode& n : nodes) {
     room.memory_mb += n.capability.memory_mb;
     room.vcores += n.capability.vcores;
@@ -386,43 +421,50 @@ Status CheckJobFits(const FitInput& in) {
   if (in.nodes.empty()) return Status::Ok();
   for (const FitGang& gang : in.gangs) {
     for (const FitAsk& a : gang.asks) {
-      TONY_RETURN_IF_ERROR(CheckContainer(in.nodes, a, in.count_vcores));
+      TONY_RETURN_IF_ERROR(CheckContainer(in.nodes, a, in.count_vcores, in.words));
     }
   }
   for (const FitGang& gang : in.gangs) {
-    TONY_RETURN_IF_ERROR(CheckGang(in.nodes, gang, in.count_vcores));
+    TONY_RETURN_IF_ERROR(CheckGang(in.nodes, gang, in.count_vcores, in.words));
   }
   if (!in.queue) return Status::Ok();
   for (const FitGang& gang : in.gangs) {
-    TONY_RETURN_IF_ERROR(CheckQueue(in.nodes, gang, *in.queue, in.count_vcores));
+    TONY_RETURN_IF_ERROR(CheckQueue(in.nodes, gang, *in.queue, in.count_vcores, in.words));
   }
   return Status::Ok();
 }
 
 std::vector<FitGang> JobGangs(const JobSpec& spec, const Configuration& conf,
-                              const std::string& am_node_label, int64_t min_allocation_mb) {
-  FitAsk am = Ask(conf, "am", {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}, min_allocation_mb);
+                              const GangOptions& o) {
+  FitAsk am =
+      Ask(spec, conf, "am", {spec.am_memory_mb, spec.am_vcores, spec.am_gpus}, o.min_allocation_mb);
   am.am = true;
-  am.node_label = am_node_label;
-  if (!am_node_label.empty()) {
-    am.label_setting = std::string(keys::kApplicationNodeLabel) + " = " + am_node_label;
+  if (o.labels && !o.am_node_label.empty()) {
+    am.node_label = o.am_node_label;
+    am.label_setting = Said(spec, keys::kApplicationNodeLabel, o.am_node_label);
   }
+  std::vector<FitAsk> with_am;
+  if (o.am_container) with_am.push_back(am);
   auto role_ask = [&](const RoleSpec& r, int count) {
-    FitAsk a = Ask(conf, r.name, {r.memory_mb, r.vcores, r.gpus}, min_allocation_mb);
+    FitAsk a = Ask(spec, conf, r.name, {r.memory_mb, r.vcores, r.gpus}, o.min_allocation_mb);
     a.role = r.name;
     a.count = count;
     // The preprocess task am:0 is one by tony.application.enable-preprocess, not by a count.
-    if (!r.preprocess) a.count_setting = Setting(conf, keys::ForRole(keys::kRoleInstances, r.name));
-    a.node_label = r.node_label;
-    if (!r.node_label.empty()) {
-      a.label_setting = keys::ForRole(keys::kRoleNodeLabel, r.name) + " = " + r.node_label;
+    if (!r.preprocess) {
+      a.count_setting = Setting(spec, conf, keys::ForRole(keys::kRoleInstances, r.name));
+    }
+    if (o.labels && !r.node_label.empty()) {
+      a.node_label = r.node_label;
+      a.label_setting = Said(spec, keys::ForRole(keys::kRoleNodeLabel, r.name), r.node_label);
     }
     return a;
   };
   std::vector<FitGang> gangs;
-  if (spec.mode == DistributedMode::kFcfs) {
+  if (spec.mode == DistributedMode::kFcfs && o.fcfs_one_at_a_time) {
     for (const RoleSpec& r : spec.roles) {
-      if (r.instances > 0) gangs.push_back({{am, role_ask(r, 1)}});
+      if (r.instances <= 0) continue;
+      gangs.push_back({with_am});
+      gangs.back().asks.push_back(role_ask(r, 1));
     }
     return gangs;
   }
@@ -430,12 +472,12 @@ std::vector<FitGang> JobGangs(const JobSpec& spec, const Configuration& conf,
   for (const RoleSpec& r : spec.roles) {
     if (r.instances <= 0) continue;
     FitGang& g = stages[r.stage];
-    if (g.asks.empty()) g.asks.push_back(am);
+    if (g.asks.empty()) g.asks = with_am;
     g.asks.push_back(role_ask(r, r.instances));
   }
   for (auto& [stage, gang] : stages) gangs.push_back(std::move(gang));
-  if (gangs.empty()) gangs.push_back({{am}});
+  if (gangs.empty() && o.am_container) gangs.push_back({{am}});
   return gangs;
 }
 
-}  // namespace tony::client
+}  // namespace tony::engine
