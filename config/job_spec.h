@@ -117,6 +117,10 @@ struct JobSpec {
   // tony.am.retry-count: TonY's session retries, how often a FAILED job starts again from its
   // first stage with every task in a new attempt (not in a single-node job).
   int session_retries = 0;
+  // How long an executor that lost its coordinator keeps its running task while it looks for a
+  // new one (a new AM attempt: docs/am-restart.md §6); 0: it stops the task at once, as README's
+  // "a lost coordinator" says. Not a key yet: nothing sets it until the YARN half lands.
+  int64_t am_reconnect_window_ms = 0;
   int64_t metrics_interval_ms = 5000;  // tony.task.metrics-interval-ms; 0: no sampling
   int64_t execution_timeout_ms = 0;    // from execution_timeout_key
   // tony.am.wait-client-signal-stop-timeout-sec: after the end, how long the coordinator waits

@@ -398,6 +398,10 @@ void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
         "attempt " + std::to_string(req.task().attempt()) + " of " + id.ToString() + " is stale"));
     return;
   }
+  if (req.rejoin()) {
+    HandleRejoin(id, *task, req, reactor);
+    return;
+  }
   TONY_LOG(kInfo) << id.ToString() << " registered at " << req.host() << ":" << req.port();
   if (req.tensorboard_port() > 0 &&
       runtime::GetsTensorBoardPort(machine_.spec(), id.role, id.index)) {
@@ -410,6 +414,27 @@ void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
   // events.jsonl gets REGISTERED from PersistChanges, only if the state machine took it (a task
   // registering while the job stops stays ALLOCATED, and its user process never starts).
   Dispatch(core::TaskRegistered{id, req.task().attempt(), req.host(), req.port()});
+  reactor->Finish(grpc::Status::OK);
+}
+
+void Coordinator::HandleRejoin(const core::TaskId& id, const core::TaskRecord& task,
+                               const rpc::RegisterTaskRequest& req,
+                               grpc::ServerUnaryReactor* reactor) {
+  // docs/am-restart.md §5. This coordinator ran the task: it takes it back only while that
+  // attempt lives here, at the address it registered with (its user process never stopped).
+  if (task.registered_ms < 0 || core::IsTerminal(task.state) || task.host != req.host() ||
+      task.port != req.port()) {
+    const std::string why = task.registered_ms < 0 ? "it never registered"
+                            : core::IsTerminal(task.state)
+                                ? std::string("it ended ") + core::TaskStateName(task.state)
+                                : "it registered at " + task.host + ":" + std::to_string(task.port);
+    reactor->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                                 "attempt " + std::to_string(task.attempt) + " of " +
+                                     id.ToString() + " cannot come back: " + why));
+    return;
+  }
+  TONY_LOG(kInfo) << id.ToString() << " came back at " << req.host() << ":" << req.port();
+  Dispatch(core::Heartbeat{id, task.attempt});
   reactor->Finish(grpc::Status::OK);
 }
 

@@ -123,6 +123,9 @@ class Coordinator final : public engine::EngineListener {
     int attempt = 0;
   };
 
+  // A task's executor that lost this coordinator registers again (RegisterTaskRequest.rejoin).
+  void HandleRejoin(const core::TaskId& id, const core::TaskRecord& task,
+                    const rpc::RegisterTaskRequest& req, grpc::ServerUnaryReactor* reactor);
   Status StartServer();
   Status StartStatusEndpoint();
   void Dispatch(const core::Event& event);

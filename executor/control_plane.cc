@@ -18,7 +18,7 @@ class TypedCall : public ControlPlane::PendingCall {
 }  // namespace
 
 ControlPlane::ControlPlane(rpc::CoordinatorClient& client, ExecutorLoop& loop)
-    : client_(client), loop_(loop) {
+    : client_(&client), loop_(loop) {
   cq_thread_ = std::thread([this] { DrainCompletions(); });
 }
 
@@ -44,7 +44,7 @@ void ControlPlane::DrainCompletions() {
 template <typename Response, typename Start, typename Done>
 void ControlPlane::Issue(int timeout_ms, const char* what, Start start, Done done) {
   auto* call = new TypedCall<Response>();
-  client_.Prepare(&call->context, timeout_ms);
+  client_->Prepare(&call->context, timeout_ms);
   call->on_complete = [what, done = std::move(done)](TypedCall<Response>& c) {
     Status s = rpc::FromGrpc(c.status, what);
     // Result<T> converts from Status, so test the callback's exact type, not what it accepts.
@@ -64,12 +64,17 @@ void ControlPlane::Issue(int timeout_ms, const char* what, Start start, Done don
   call->reader->Finish(&call->response, &call->status, static_cast<PendingCall*>(call));
 }
 
+void ControlPlane::Retarget(const std::string& address) {
+  retargeted_.push_back(client_->WithAddress(address));
+  client_ = retargeted_.back().get();
+}
+
 void ControlPlane::RegisterTask(const rpc::RegisterTaskRequest& request, int timeout_ms,
                                 std::function<void(Status)> done) {
   Issue<rpc::RegisterTaskResponse>(
       timeout_ms, "RegisterTask",
       [&](grpc::ClientContext* ctx, grpc::CompletionQueue* cq) {
-        return client_.stub().PrepareAsyncRegisterTask(ctx, request, cq);
+        return client_->stub().PrepareAsyncRegisterTask(ctx, request, cq);
       },
       std::move(done));
 }
@@ -79,7 +84,7 @@ void ControlPlane::GetClusterSpec(const rpc::GetClusterSpecRequest& request, int
   Issue<rpc::GetClusterSpecResponse>(
       timeout_ms, "GetClusterSpec",
       [&](grpc::ClientContext* ctx, grpc::CompletionQueue* cq) {
-        return client_.stub().PrepareAsyncGetClusterSpec(ctx, request, cq);
+        return client_->stub().PrepareAsyncGetClusterSpec(ctx, request, cq);
       },
       std::move(done));
 }
@@ -89,7 +94,7 @@ void ControlPlane::Heartbeat(const rpc::HeartbeatRequest& request, int timeout_m
   Issue<rpc::HeartbeatResponse>(
       timeout_ms, "Heartbeat",
       [&](grpc::ClientContext* ctx, grpc::CompletionQueue* cq) {
-        return client_.stub().PrepareAsyncHeartbeat(ctx, request, cq);
+        return client_->stub().PrepareAsyncHeartbeat(ctx, request, cq);
       },
       std::move(done));
 }
@@ -99,7 +104,7 @@ void ControlPlane::ReportResult(const rpc::ReportResultRequest& request, int tim
   Issue<rpc::ReportResultResponse>(
       timeout_ms, "ReportResult",
       [&](grpc::ClientContext* ctx, grpc::CompletionQueue* cq) {
-        return client_.stub().PrepareAsyncReportResult(ctx, request, cq);
+        return client_->stub().PrepareAsyncReportResult(ctx, request, cq);
       },
       std::move(done));
 }
@@ -109,7 +114,7 @@ void ControlPlane::Publish(const rpc::PublishRequest& request, int timeout_ms,
   Issue<rpc::PublishResponse>(
       timeout_ms, "Publish",
       [&](grpc::ClientContext* ctx, grpc::CompletionQueue* cq) {
-        return client_.stub().PrepareAsyncPublish(ctx, request, cq);
+        return client_->stub().PrepareAsyncPublish(ctx, request, cq);
       },
       std::move(done));
 }

@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/status.h"
 #include "executor/event_loop.h"
@@ -44,6 +45,18 @@ class CoordinatorCalls {
                        std::function<void(Status)> done) = 0;
   // The coordinator's address, for messages.
   virtual const std::string& address() const = 0;
+  // Later calls go to `address` (a new coordinator: docs/am-restart.md §4); calls in flight
+  // finish as they would have.
+  virtual void Retarget(const std::string& address) = 0;
+};
+
+// Where the job's coordinator listens now: after an AM restart, a new attempt's address
+// (docs/am-restart.md §4). `done` runs later on the loop's thread with the address, or an error
+// when it cannot be read (the task then keeps trying the address it has).
+class CoordinatorLocator {
+ public:
+  virtual ~CoordinatorLocator() = default;
+  virtual void Locate(std::function<void(Result<std::string>)> done) = 0;
 };
 
 class ControlPlane final : public CoordinatorCalls {
@@ -73,14 +86,17 @@ class ControlPlane final : public CoordinatorCalls {
   void Publish(const rpc::PublishRequest& request, int timeout_ms,
                std::function<void(Status)> done) override;
 
-  const std::string& address() const override { return client_.address(); }
+  const std::string& address() const override { return client_->address(); }
+  void Retarget(const std::string& address) override;
 
  private:
   template <typename Response, typename Start, typename Done>
   void Issue(int timeout_ms, const char* what, Start start, Done done);
   void DrainCompletions();
 
-  rpc::CoordinatorClient& client_;
+  rpc::CoordinatorClient* client_;  // the caller's, or the last of retargeted_
+  // The clients Retarget made, kept for the process's life: calls in flight may use their stubs.
+  std::vector<std::unique_ptr<rpc::CoordinatorClient>> retargeted_;
   ExecutorLoop& loop_;
   grpc::CompletionQueue cq_;
   std::set<PendingCall*> pending_;  // started, callback not yet run (loop thread only)

@@ -308,10 +308,15 @@ void TaskRun::OnStallChange(bool stalled, const std::string& note) {
   if (phase_ != Phase::kRunning) return;
   stalled_ = stalled;
   stall_note_ = note;
-  if (!lost_) OnHeartbeatTick();  // tell the coordinator now, not at the next beat
+  // Tell the coordinator now, not at the next beat (while one is looked for, the next one hears).
+  if (!lost_ && reconnect_since_ms_ < 0) OnHeartbeatTick();
 }
 
 void TaskRun::OnHeartbeatTick() {
+  if (reconnect_since_ms_ >= 0) {
+    Reconnect();
+    return;
+  }
   if (heartbeat_in_flight_) return;
   heartbeat_in_flight_ = true;
   rpc::HeartbeatRequest req;
@@ -330,7 +335,7 @@ void TaskRun::OnHeartbeatTick() {
 
 void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
   heartbeat_in_flight_ = false;
-  if (lost_) return;
+  if (lost_ || reconnect_since_ms_ >= 0) return;
   int64_t now = NowMs();
   if (resp.ok()) {
     last_answer_ms_ = now;
@@ -340,16 +345,108 @@ void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
     return;
   }
   const int64_t loss_ms = spec_.heartbeat_interval_ms * std::max(1, spec_.max_missed_heartbeats);
-  if (now - last_answer_ms_ >= loss_ms) {
-    lost_ = true;
-    heartbeat_.Disarm();
-    StopTask("lost contact with the coordinator: no answer to " +
-                 std::to_string(std::max(1, spec_.max_missed_heartbeats)) + " heartbeat(s), " +
-                 std::to_string(loss_ms) + " ms (" +
-                 spec_.KeyAndSource(keys::kTaskMaxMissedHeartbeats) + ", " +
-                 spec_.KeyAndSource(keys::kTaskHeartbeatIntervalMs) + ")",
-             false);
+  if (now - last_answer_ms_ >= loss_ms) OnCoordinatorLost();
+}
+
+std::string TaskRun::LossReason() const {
+  const int64_t loss_ms = spec_.heartbeat_interval_ms * std::max(1, spec_.max_missed_heartbeats);
+  return "no answer to " + std::to_string(std::max(1, spec_.max_missed_heartbeats)) +
+         " heartbeat(s), " + std::to_string(loss_ms) + " ms (" +
+         spec_.KeyAndSource(keys::kTaskMaxMissedHeartbeats) + ", " +
+         spec_.KeyAndSource(keys::kTaskHeartbeatIntervalMs) + ")";
+}
+
+void TaskRun::OnCoordinatorLost() {
+  // Only a running task has work worth keeping; before it, the task has nothing to lose by
+  // stopping, and the new coordinator starts it again.
+  if (spec_.am_reconnect_window_ms > 0 && phase_ == Phase::kRunning) {
+    reconnect_since_ms_ = NowMs();
+    TONY_LOG(kWarning) << "lost contact with the coordinator at " << control_.address() << ": "
+                       << LossReason() << "; the task keeps running while it looks for a new "
+                       << "coordinator for up to " << spec_.am_reconnect_window_ms
+                       << " ms (an AM restart)";
+    Reconnect();
+    return;
   }
+  lost_ = true;
+  heartbeat_.Disarm();
+  StopTask("lost contact with the coordinator: " + LossReason(), false);
+}
+
+void TaskRun::Reconnect() {
+  if (NowMs() - reconnect_since_ms_ >= spec_.am_reconnect_window_ms) {
+    GiveUpReconnecting("lost contact with the coordinator: " + LossReason() +
+                       ", and no coordinator took the task back within " +
+                       std::to_string(spec_.am_reconnect_window_ms) + " ms");
+    return;
+  }
+  if (rejoin_in_flight_) return;
+  rejoin_in_flight_ = true;
+  if (options_.locator == nullptr) {
+    SendRejoin();
+    return;
+  }
+  // The answer reaches this run only while it lives (a lookup may outlast it).
+  options_.locator->Locate([this,
+                            alive = std::weak_ptr<TaskRun*>(alive_)](Result<std::string> address) {
+    if (alive.expired()) return;
+    if (reconnect_since_ms_ < 0 || lost_) {
+      rejoin_in_flight_ = false;
+      return;
+    }
+    if (!address.ok()) {
+      TONY_LOG(kWarning) << address.status().WithContext("looking up the coordinator").message();
+    } else if (*address != control_.address()) {
+      TONY_LOG(kInfo) << "the coordinator is now at " << *address << " (was " << control_.address()
+                      << ")";
+      control_.Retarget(*address);
+    }
+    SendRejoin();
+  });
+}
+
+void TaskRun::SendRejoin() {
+  rpc::RegisterTaskRequest req;
+  *req.mutable_task() = id_.Ref();
+  req.set_host(id_.host);
+  req.set_port(port_.port());
+  req.set_rejoin(true);
+  if (const ReservedPort* tb = TensorBoardPort()) req.set_tensorboard_port(tb->port());
+  int deadline = static_cast<int>(std::max<int64_t>(spec_.heartbeat_interval_ms, 100));
+  control_.RegisterTask(req, deadline, [this](const Status& s) { OnRejoined(s); });
+}
+
+void TaskRun::OnRejoined(const Status& s) {
+  rejoin_in_flight_ = false;
+  if (reconnect_since_ms_ < 0 || lost_) return;
+  if (Unreachable(s)) return;  // the next interval tries again, within the window
+  if (!s.ok()) {
+    GiveUpReconnecting(
+        s.WithContext("the coordinator at " + control_.address() + " refused the task's return")
+            .message());
+    return;
+  }
+  TONY_LOG(kInfo) << "registered again with the coordinator at " << control_.address() << " after "
+                  << NowMs() - reconnect_since_ms_ << " ms; the task ran on";
+  reconnect_since_ms_ = -1;
+  last_answer_ms_ = NowMs();
+  if (held_report_) {
+    auto [report, code] = std::move(*held_report_);
+    held_report_.reset();
+    ReportAndExit(std::move(report), code);
+  }
+}
+
+void TaskRun::GiveUpReconnecting(const std::string& why) {
+  lost_ = true;
+  reconnect_since_ms_ = -1;
+  heartbeat_.Disarm();
+  if (held_report_) {
+    Exit(held_report_->second, why + "; exiting with " + std::to_string(held_report_->second) +
+                                   " (the result was not reported)");
+    return;
+  }
+  StopTask(why, false);
 }
 
 void TaskRun::WriteClusterSpecFile() const {
@@ -461,6 +558,11 @@ void TaskRun::OnProcessesEnded() {
   }
   rpc::ReportResultRequest report = MakeReport(id_, spec_, outcome, processes_);
   AddMetrics(report.mutable_metrics());
+  if (reconnect_since_ms_ >= 0) {
+    TONY_LOG(kInfo) << "the result waits for a coordinator to take the task back";
+    held_report_.emplace(std::move(report), code);
+    return;
+  }
   ReportAndExit(std::move(report), code);
 }
 

@@ -6,7 +6,12 @@
 // Events: answers from the coordinator (ControlPlane), the loop's signals (SIGTERM, SIGINT,
 // SIGHUP: stop; SIGCHLD: reap), timers (heartbeat cadence, retry backoffs, execution timeout,
 // the stop's grace period). Heartbeats start once registered, one interval apart; the
-// coordinator is lost after max-missed-heartbeats intervals without an answer. A stop (a signal,
+// coordinator is lost after max-missed-heartbeats intervals without an answer. With a reconnect
+// window (JobSpec::am_reconnect_window_ms, docs/am-restart.md §6) a running task rides that out:
+// each interval it looks up the coordinator's address (CoordinatorLocator) and registers again as
+// the same (task, attempt) with `rejoin`; the first coordinator to take it resumes the heartbeats
+// (and gets the result, held meanwhile, if the user processes ended); past the window, or refused,
+// the task stops as a lost coordinator stops it. A stop (a signal,
 // the coordinator's answer, a lost coordinator) before the running phase exits without starting
 // the user process; in it, it stops the user processes (UserProcesses::Stop). The loop quits with
 // the executor's exit code.
@@ -47,6 +52,9 @@ struct TaskRunOptions {
   // The second port of a chief that gets TB_PORT (runtime/tensorboard.h), reserved and held as
   // the task's port is; port 0 for every other task (the sidecar's TB_PORT is its task port).
   ReservedPort tensorboard_port;
+  // Where a new coordinator listens, looked up while the task rides out a lost coordinator
+  // (JobSpec::am_reconnect_window_ms); null: the task only tries the address it has. Not owned.
+  CoordinatorLocator* locator = nullptr;
 };
 
 class TaskRun {
@@ -95,6 +103,17 @@ class TaskRun {
   void OnHeartbeatTick();
   void OnHeartbeat(Result<rpc::HeartbeatResponse> resp);
   void OnTokensRenewed(const rpc::HeartbeatResponse& resp);
+  // "no answer to 3 heartbeat(s), 3000 ms (keys...)": why the coordinator counts as lost.
+  std::string LossReason() const;
+  // The coordinator is lost: ride it out within the reconnect window, or stop the task.
+  void OnCoordinatorLost();
+  // Once per heartbeat interval while the coordinator is lost: give up past the window, else look
+  // up its address and register again.
+  void Reconnect();
+  void SendRejoin();
+  void OnRejoined(const Status& s);
+  // The window passed, or a coordinator refused the task: the task stops for `why`.
+  void GiveUpReconnecting(const std::string& why);
   // Stops the task for `why`: before the running phase the executor exits without starting the
   // user process; in it, the user processes are stopped.
   void StopTask(const std::string& why, bool by_request);
@@ -121,6 +140,11 @@ class TaskRun {
   bool heartbeat_in_flight_ = false;
   int64_t last_answer_ms_ = 0;
   bool lost_ = false;
+  int64_t reconnect_since_ms_ = -1;  // when the coordinator was lost, while riding it out
+  bool rejoin_in_flight_ = false;
+  // The result of user processes that ended while riding out a lost coordinator, with the exit
+  // code: sent once a coordinator takes the task back.
+  std::optional<std::pair<rpc::ReportResultRequest, int>> held_report_;
   bool stalled_ = false;  // what the heartbeats say (StallWatch)
   std::string stall_note_;
   int64_t tokens_generation_ = 0;  // the renewal of the delegation tokens in the token file

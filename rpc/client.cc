@@ -46,7 +46,7 @@ Status FromGrpc(const grpc::Status& status, const std::string& what) {
 
 CoordinatorClient::CoordinatorClient(const std::string& address, std::string secret,
                                      const std::optional<JobTls>& tls)
-    : address_(address), secret_(std::move(secret)) {
+    : address_(address), secret_(std::move(secret)), tls_(tls) {
   grpc::ChannelArguments args;
   // Fail fast when the coordinator is gone instead of backing off for up to two minutes.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
@@ -65,6 +65,11 @@ CoordinatorClient::CoordinatorClient(const std::string& address, std::string sec
   }
   channel_ = grpc::CreateCustomChannel(address, credentials, args);
   stub_ = Coordinator::NewStub(channel_);
+}
+
+std::unique_ptr<CoordinatorClient> CoordinatorClient::WithAddress(
+    const std::string& address) const {
+  return std::make_unique<CoordinatorClient>(address, secret_, tls_);
 }
 
 void CoordinatorClient::Prepare(grpc::ClientContext* context, int timeout_ms) const {

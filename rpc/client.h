@@ -52,6 +52,8 @@ class CoordinatorClient {
   Status KillJob(const KillJobRequest& request, int timeout_ms);
 
   const std::string& address() const { return address_; }
+  // A client of the same job (secret, TLS identity) for another address: a new coordinator.
+  std::unique_ptr<CoordinatorClient> WithAddress(const std::string& address) const;
 
   // For asynchronous callers (the executor's loop, executor/control_plane.h): the stub, and a
   // context carrying the secret and the deadline, as every call above prepares its own.
@@ -61,6 +63,7 @@ class CoordinatorClient {
  private:
   std::string address_;
   std::string secret_;
+  std::optional<JobTls> tls_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<Coordinator::Stub> stub_;
 };

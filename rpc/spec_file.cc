@@ -231,6 +231,7 @@ std::string SerializeJobSpec(const JobSpec& s) {
   f.set_history_finished(s.history_finished);
   f.set_history_timezone(s.history_timezone);
   f.set_session_retries(s.session_retries);
+  f.set_am_reconnect_window_ms(s.am_reconnect_window_ms);
   f.set_tensorboard_log_dir(s.tensorboard_log_dir);
   f.set_complete(true);
   // Deterministic: the same spec gives the same bytes (tests compare them).
@@ -292,6 +293,7 @@ Result<JobSpec> ParseJobSpec(const std::string& bytes, const std::string& source
   s.history_finished = f.history_finished();
   s.history_timezone = f.history_timezone();
   s.session_retries = f.session_retries();
+  s.am_reconnect_window_ms = f.am_reconnect_window_ms();
   s.tensorboard_log_dir = f.tensorboard_log_dir();
   s.fail_on_worker_failure = f.fail_on_worker_failure();
   for (const spec::GroupDependency& p : f.group_dependencies()) {

@@ -337,6 +337,43 @@ TEST(CoordinatorShellTest, DeclaresALostHeartbeatAtTheConfiguredTime) {
             after.message() + "\ntasks: LOST worker:0; STOPPED worker:1");
 }
 
+// An executor that lost this coordinator for a while (docs/am-restart.md) registers again as
+// the same attempt at the same address: taken back while that attempt lives, refused once over.
+Status Rejoin(rpc::CoordinatorClient& c, const std::string& role, int index, int port) {
+  rpc::RegisterTaskRequest req;
+  *req.mutable_task() = Ref(role, index);
+  req.set_host("127.0.0.1");
+  req.set_port(port);
+  req.set_rejoin(true);
+  return c.RegisterTask(req, kRpcTimeoutMs);
+}
+
+TEST(CoordinatorShellTest, ARejoinOfALiveTaskCountsAsItsHeartbeatAndOfAnEndedOneIsRefused) {
+  ShellOptions o;
+  o.spec.heartbeat_interval_ms = 1'000;
+  o.spec.max_missed_heartbeats = 25;
+  Shell shell(o);
+  StartAndRegisterBoth(shell);
+  shell.Advance(20'000);
+  ASSERT_TRUE(Beat(shell.Client(), "worker", 1).ok());
+  Status back = Rejoin(shell.Client(), "worker", 0, 4000);
+  ASSERT_TRUE(back.ok()) << back.ToString();
+  shell.Advance(20'000);  // 40 s after its registration, 20 s after its rejoin: not lost
+  ASSERT_TRUE(Beat(shell.Client(), "worker", 1).ok());
+  EXPECT_EQ(TaskState(shell.Status(), "worker", 0), "RUNNING");
+  Status elsewhere = Rejoin(shell.Client(), "worker", 0, 4999);
+  EXPECT_EQ(elsewhere.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(elsewhere.message().find("registered at 127.0.0.1:4000"), std::string::npos)
+      << elsewhere.ToString();
+  shell.Advance(25'000);  // now lost; the job fails
+  // Before a client reads the end: that read lets the control plane shut down.
+  Status late = Rejoin(shell.Client(), "worker", 0, 4000);
+  EXPECT_EQ(late.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(late.message().find("cannot come back: it ended LOST"), std::string::npos)
+      << late.ToString();
+  EXPECT_EQ(TaskState(shell.Status(), "worker", 0), "LOST");
+}
+
 TEST(CoordinatorShellTest, FailsTheJobAtTheApplicationTimeout) {
   ShellOptions o;
   o.spec.application_timeout_ms = 60'000;

@@ -42,6 +42,7 @@ constexpr int kMaxMissed = 3;
 // What the fakes saw, for the test's thread: guarded by the board's mutex, waited on through it.
 struct Record {
   int registers = 0;
+  std::vector<std::string> rejoins;  // the address each rejoin (RegisterTask, rejoin) went to
   int spec_requests = 0;
   int heartbeats = 0;
   std::vector<rpc::ReportResultRequest> reports;
@@ -146,9 +147,19 @@ class FakeCoordinator final : public CoordinatorCalls {
   void set_answer(Answer answer) { answer_ = answer; }  // on the loop
   // The next heartbeat's answer asks the task to stop (the coordinator's stop).
   void StopTheTask() { stop_ = true; }  // on the loop
+  // A rejoin is refused as a coordinator that does not know the task's attempt refuses it.
+  void RefuseRejoins() { refuse_rejoins_ = true; }  // on the loop
 
-  void RegisterTask(const rpc::RegisterTaskRequest& /*request*/, int timeout_ms,
+  void RegisterTask(const rpc::RegisterTaskRequest& request, int timeout_ms,
                     std::function<void(Status)> done) override {
+    if (request.rejoin()) {
+      board_.Change([&](Record& r) { r.rejoins.push_back(address_); });
+      EXPECT_EQ(request.task().attempt(), 0);  // the same attempt, never a new one
+      Status answer =
+          refuse_rejoins_ ? Status(StatusCode::kFailedPrecondition, "stale attempt") : Status::Ok();
+      Reply<Status>(timeout_ms, std::move(done), answer);
+      return;
+    }
     board_.Change([](Record& r) { ++r.registers; });
     Reply<Status>(timeout_ms, std::move(done), Status::Ok());
   }
@@ -174,12 +185,13 @@ class FakeCoordinator final : public CoordinatorCalls {
     Reply<Status>(timeout_ms, std::move(done), Status::Ok());
   }
   const std::string& address() const override { return address_; }
+  void Retarget(const std::string& address) override { address_ = address; }
 
  private:
   template <typename T>
   void Reply(int timeout_ms, std::function<void(T)> done, T ok) {
     int64_t at = time_.clock().MonotonicMs();
-    T answer = ok;
+    T answer = std::move(ok);
     if (answer_ == Answer::kUnreachable) {
       answer = Unavailable("failed to connect to all addresses");
     } else if (answer_ == Answer::kSilent) {
@@ -197,7 +209,28 @@ class FakeCoordinator final : public CoordinatorCalls {
   rpc::GetClusterSpecResponse spec_;
   Answer answer_ = Answer::kOk;
   bool stop_ = false;
+  bool refuse_rejoins_ = false;
   std::vector<std::unique_ptr<Timer>> timers_;  // one per call, answered or not
+};
+
+// Where the coordinator listens now (the address file of docs/am-restart.md §4): answers on the
+// loop, never within the call.
+class FakeLocator final : public CoordinatorLocator {
+ public:
+  explicit FakeLocator(ExecutorLoop& loop) : loop_(loop) {}
+  void set_address(std::string address) { address_ = std::move(address); }  // on the loop
+  void Locate(std::function<void(Result<std::string>)> done) override {
+    ++lookups_;
+    Result<std::string> answer = address_.empty() ? Result<std::string>(NotFound("no address yet"))
+                                                  : Result<std::string>(address_);
+    loop_.Post([done = std::move(done), answer = std::move(answer)] { done(answer); });
+  }
+  int lookups() const { return lookups_; }  // on the loop
+
+ private:
+  ExecutorLoop& loop_;
+  std::string address_;
+  int lookups_ = 0;
 };
 
 // Processes that run until the test ends them (EndProcess), then wait to be reaped.
@@ -275,6 +308,7 @@ class TaskRunTest : public ::testing::Test {
       TaskRunOptions options;
       options.registry_timeout_ms = registry_timeout_ms;
       options.grace_ms = kGraceMs;
+      options.locator = &locator_;
       run_ = std::make_unique<TaskRun>(loop_, coordinator_, launcher_, spec_, spec_.roles[0], id_,
                                        ReservedPort(), std::move(options));
       run_->Begin();
@@ -321,6 +355,7 @@ class TaskRunTest : public ::testing::Test {
   SimLoop loop_{board_};
   FakeCoordinator coordinator_{loop_, board_};
   FakeLauncher launcher_{board_};
+  FakeLocator locator_{loop_};
   JobSpec spec_ = OneWorker();
   TaskIdentity id_;
   std::unique_ptr<TaskRun> run_;
@@ -443,6 +478,122 @@ TEST_F(TaskRunTest, AStopWhileRegisteringExitsWithoutStartingTheUserProcess) {
   Signal(SIGTERM);
   EXPECT_EQ(WaitForExit(), 1);
   EXPECT_TRUE(board_.Get().spawned.empty());
+}
+
+// ---- Riding out a lost coordinator (JobSpec::am_reconnect_window_ms, docs/am-restart.md) ----
+
+constexpr int64_t kWindowMs = 30'000;
+constexpr int64_t kLossMs = kIntervalMs * kMaxMissed;
+
+TEST_F(TaskRunTest, WithinTheReconnectWindowTheTaskRunsOnAndRegistersAgainWithTheNewCoordinator) {
+  spec_.am_reconnect_window_ms = kWindowMs;
+  testing::internal::CaptureStderr();
+  pid_t pid = BeginAndRun();
+  loop_.OnLoop([this] { coordinator_.set_answer(Answer::kSilent); });  // the AM is killed
+  loop_.Advance(kLossMs + 3 * kIntervalMs);
+  EXPECT_TRUE(SignalsTo(pid).empty()) << "the task was stopped within the reconnect window";
+  // The new AM attempt listens elsewhere and answers; the next interval finds it.
+  loop_.OnLoop([this] {
+    locator_.set_address("10.0.0.2:4711");
+    coordinator_.set_answer(Answer::kOk);
+  });
+  // Within two intervals: a rejoin the silent one never answered holds the next until its deadline.
+  loop_.Advance(2 * kIntervalMs);
+  // The lookup's answer is posted to the loop: wait for what follows it.
+  ASSERT_TRUE(board_.WaitFor(
+      [](const Record& r) { return !r.rejoins.empty() && r.rejoins.back() == "10.0.0.2:4711"; }));
+  Record r = board_.Get();
+  EXPECT_EQ(r.registers, 1) << "a rejoin is not a new registration";
+  const int heartbeats = r.heartbeats;
+  loop_.Advance(kLossMs + kWindowMs);  // well past both: the new coordinator answers
+  EXPECT_GT(board_.Get().heartbeats, heartbeats + 3);
+  EXPECT_TRUE(SignalsTo(pid).empty());
+  EndProcess(pid, Exited(0));
+  EXPECT_EQ(WaitForExit(), 0);
+  ASSERT_EQ(board_.Get().reports.size(), 1U);
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("the coordinator is now at 10.0.0.2:4711"), std::string::npos) << log;
+  EXPECT_NE(log.find("registered again with the coordinator"), std::string::npos) << log;
+}
+
+TEST_F(TaskRunTest, PastTheReconnectWindowTheTaskStopsNamingTheWindow) {
+  spec_.am_reconnect_window_ms = kWindowMs;
+  testing::internal::CaptureStderr();
+  pid_t pid = BeginAndRun();
+  const int64_t last_answer = loop_.NowMs();
+  loop_.OnLoop([this] { coordinator_.set_answer(Answer::kSilent); });
+  // Lost within one interval after kLossMs; the window runs from then.
+  loop_.Advance(last_answer + kLossMs + kWindowMs - 1 - loop_.NowMs());
+  EXPECT_TRUE(SignalsTo(pid).empty()) << "stopped before the window passed";
+  loop_.Advance(2 * kIntervalMs + 1);
+  EXPECT_EQ(SignalsTo(pid), std::vector<int>{SIGTERM});
+  EndProcess(pid, Killed(SIGTERM));
+  EXPECT_EQ(WaitForExit(), 128 + SIGTERM);
+  EXPECT_TRUE(board_.Get().reports.empty());
+  EXPECT_FALSE(board_.Get().rejoins.empty()) << "it never tried to register again";
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("no coordinator took the task back within 30000 ms"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("tony.task.max-missed-heartbeats"), std::string::npos) << log;
+}
+
+TEST_F(TaskRunTest, ACoordinatorThatRefusesTheRejoinStopsTheTask) {
+  spec_.am_reconnect_window_ms = kWindowMs;
+  testing::internal::CaptureStderr();
+  pid_t pid = BeginAndRun();
+  loop_.OnLoop([this] { coordinator_.set_answer(Answer::kUnreachable); });
+  loop_.Advance(kLossMs + kIntervalMs);
+  EXPECT_TRUE(SignalsTo(pid).empty());
+  loop_.OnLoop([this] {
+    coordinator_.RefuseRejoins();
+    coordinator_.set_answer(Answer::kOk);
+  });
+  loop_.Advance(kIntervalMs);
+  // The lookup's answer is posted to the loop: wait for the refusal's stop.
+  EXPECT_TRUE(board_.WaitFor([](const Record& r) { return !r.signals.empty(); }));
+  EXPECT_EQ(SignalsTo(pid), std::vector<int>{SIGTERM});
+  EndProcess(pid, Killed(SIGTERM));
+  EXPECT_EQ(WaitForExit(), 128 + SIGTERM);
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("refused the task's return"), std::string::npos) << log;
+}
+
+TEST_F(TaskRunTest, AResultWhileTheCoordinatorIsLostWaitsForTheNextCoordinator) {
+  spec_.am_reconnect_window_ms = kWindowMs;
+  pid_t pid = BeginAndRun();
+  loop_.OnLoop([this] { coordinator_.set_answer(Answer::kUnreachable); });
+  loop_.Advance(kLossMs + kIntervalMs);
+  EndProcess(pid, Exited(0));
+  loop_.Advance(kIntervalMs);
+  EXPECT_FALSE(board_.Get().exit_code.has_value()) << "exited before a coordinator had the result";
+  EXPECT_TRUE(board_.Get().reports.empty());
+  loop_.OnLoop([this] { coordinator_.set_answer(Answer::kOk); });
+  loop_.Advance(kIntervalMs);
+  EXPECT_EQ(WaitForExit(), 0);
+  ASSERT_EQ(board_.Get().reports.size(), 1U);
+  EXPECT_EQ(board_.Get().reports[0].exit_code(), 0);
+}
+
+TEST_F(TaskRunTest, AResultHeldPastTheWindowIsNotReportedAndIsTheExitCode) {
+  spec_.am_reconnect_window_ms = kWindowMs;
+  pid_t pid = BeginAndRun();
+  loop_.OnLoop([this] { coordinator_.set_answer(Answer::kUnreachable); });
+  loop_.Advance(kLossMs + kIntervalMs);
+  EndProcess(pid, Exited(4));
+  loop_.Advance(kWindowMs + kIntervalMs);
+  EXPECT_EQ(WaitForExit(), 4);
+  EXPECT_TRUE(board_.Get().reports.empty());
+}
+
+TEST_F(TaskRunTest, WithoutAWindowALostCoordinatorIsNeverLookedFor) {
+  pid_t pid = BeginAndRun();
+  loop_.OnLoop([this] { coordinator_.set_answer(Answer::kSilent); });
+  loop_.Advance(kLossMs + kIntervalMs + 1);
+  EXPECT_EQ(SignalsTo(pid), std::vector<int>{SIGTERM});
+  EXPECT_TRUE(board_.Get().rejoins.empty());
+  int lookups = -1;
+  loop_.OnLoop([&] { lookups = locator_.lookups(); });
+  EXPECT_EQ(lookups, 0);
 }
 
 }  // namespace

@@ -38,10 +38,10 @@ auto JobFields(const JobSpec& s) {
   return std::tie(s.name, s.type, s.queue, s.tags, s.view_acl, s.modify_acl, s.framework, s.mode,
                   s.roles, s.application_timeout_ms, s.registration_timeout_ms,
                   s.allocation_timeout_ms, s.gang_timeout_ms, s.heartbeat_interval_ms,
-                  s.max_missed_heartbeats, s.session_retries, s.metrics_interval_ms,
-                  s.execution_timeout_ms, s.client_wait_ms, s.execution_timeout_key,
-                  s.error_message_max_depth, s.registry_timeout_ms, s.fail_on_worker_failure,
-                  s.group_dependencies);
+                  s.max_missed_heartbeats, s.session_retries, s.am_reconnect_window_ms,
+                  s.metrics_interval_ms, s.execution_timeout_ms, s.client_wait_ms,
+                  s.execution_timeout_key, s.error_message_max_depth, s.registry_timeout_ms,
+                  s.fail_on_worker_failure, s.group_dependencies);
 }
 auto MoreJobFields(const JobSpec& s) {
   return std::tie(s.container_envs, s.execution_envs, s.python_exec_path, s.python_venv, s.src_dir,
@@ -60,7 +60,7 @@ bool operator==(const JobSpec& a, const JobSpec& b) {
 // serialize it (rpc/job_spec.proto, rpc/spec_file.cc), compare it above, then update these.
 static_assert(sizeof(RoleSpec) == 328, "a RoleSpec field the job spec file may not carry");
 static_assert(sizeof(GroupDependency) == 136, "a GroupDependency field the file may not carry");
-static_assert(sizeof(JobSpec) == 1024, "a JobSpec field the job spec file may not carry");
+static_assert(sizeof(JobSpec) == 1032, "a JobSpec field the job spec file may not carry");
 
 namespace {
 
@@ -116,6 +116,7 @@ JobSpec EveryField() {
   s.max_missed_heartbeats = 16;
   s.metrics_interval_ms = 160;
   s.session_retries = 2;
+  s.am_reconnect_window_ms = 120'000;
   s.execution_timeout_ms = 17;
   s.client_wait_ms = 18;
   s.execution_timeout_key = "tony.worker.timeout";
