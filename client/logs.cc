@@ -157,6 +157,71 @@ int ShowAmContainerLog(const EngineFaces& faces, const EngineClientFace& face,
   return 1;
 }
 
+// One task's log files, and the attempt they are of.
+struct TaskLogs {
+  std::vector<LogFile> files;
+  int attempt = -1;
+};
+
+// The logs of an attempt kept in the job dir's `task_dir` (the local engine's, or a YARN job's
+// whose logs were copied there); the error names the job `id_or_path`.
+Result<TaskLogs> LocalTaskLogs(const std::string& id_or_path, const std::string& task_dir,
+                               const std::vector<std::string>& names, const LogsOptions& o) {
+  auto picked = PickLocalAttempt(task_dir, o.task, o.attempt);
+  if (!picked.ok()) return picked.status().WithContext("job " + id_or_path);
+  TaskLogs logs;
+  logs.attempt = *picked;
+  for (const auto& name : names) {
+    std::string path = task_dir + "/attempt-" + std::to_string(logs.attempt) + "/" + name;
+    logs.files.push_back({o.task + " attempt " + std::to_string(logs.attempt) + " " + name,
+                          [path](size_t offset) { return ReadLocalFrom(path, offset); }});
+  }
+  return logs;
+}
+
+// Logs that stayed where the engine ran the task (YARN: the NodeManager's container log dir),
+// read over HTTP from the log URL in the job's status.
+Result<TaskLogs> RemoteTaskLogs(const EngineFaces& faces, const history::JobPaths& paths,
+                                const std::string& id_or_path, const std::string& role,
+                                int64_t index, const std::vector<std::string>& names,
+                                const LogsOptions& o) {
+  auto status = CurrentJobStatus(faces, paths);
+  if (!status.ok()) return NotFound("job " + id_or_path + " has no task " + o.task);
+  const rpc::TaskStatus* found = nullptr;
+  for (const auto& t : status->tasks()) {
+    if (t.role() == role && t.index() == index && (o.attempt < 0 || t.attempt() == o.attempt))
+      found = &t;
+  }
+  if (found == nullptr) {
+    return NotFound("job " + status->job_id() + " has no task " + o.task +
+                    (o.attempt < 0 ? "" : " attempt " + std::to_string(o.attempt)));
+  }
+  if (found->log_url().empty()) {
+    return NotFound("task " + o.task + " of job " + status->job_id() + " has no logs yet");
+  }
+  TaskLogs logs;
+  logs.attempt = found->attempt();
+  // The NodeManager's web: the cluster's CAs (yarn.http.policy=HTTPS_ONLY), SPNEGO where
+  // the cluster is Kerberized (the engine's client face knows; a URL of no cluster's job is
+  // read plainly).
+  const EngineClientFace* face = faces.ClusterOf(status->job_id());
+  auto loaded = face != nullptr
+                    ? face->LogWebAccess(status->job_id(), StartsWith(found->log_url(), "https://"))
+                    : Result<hadoop::hdfs::HttpGetOptions>(hadoop::hdfs::HttpGetOptions());
+  if (!loaded.ok()) return loaded.status().WithContext("task " + o.task);
+  auto get = std::make_shared<hadoop::hdfs::HttpGetOptions>(*std::move(loaded));
+  for (const auto& name : names) {
+    std::string url = found->log_url() + "/" + name;
+    logs.files.push_back({o.task + " attempt " + std::to_string(logs.attempt) + " " + name,
+                          [url, get](size_t offset) -> Result<std::string> {
+                            TONY_ASSIGN_OR_RETURN(std::string all,
+                                                  hadoop::hdfs::HttpGet(url, *get));
+                            return offset < all.size() ? all.substr(offset) : std::string();
+                          }});
+  }
+  return logs;
+}
+
 }  // namespace
 
 int ShowLogs(const EngineFaces& faces, const std::string& id_or_path, const LogsOptions& o) {
@@ -181,55 +246,13 @@ int ShowLogs(const EngineFaces& faces, const std::string& id_or_path, const Logs
   auto names = StreamFiles(o.stream);
   if (!names.ok()) return Error(names.status().message());
   std::string task_dir = paths.root + "/tasks/" + role + "-" + std::to_string(*index);
-  std::vector<LogFile> files;
-  int attempt = o.attempt;
-  if (IsDirectory(task_dir)) {
-    auto picked = PickLocalAttempt(task_dir, o.task, o.attempt);
-    if (!picked.ok()) return Error("job " + id_or_path + ": " + picked.status().message());
-    attempt = *picked;
-    for (const auto& name : *names) {
-      std::string path = task_dir + "/attempt-" + std::to_string(attempt) + "/" + name;
-      files.push_back({o.task + " attempt " + std::to_string(attempt) + " " + name,
-                       [path](size_t offset) { return ReadLocalFrom(path, offset); }});
-    }
-  } else {
-    // Logs that stayed where the engine ran the task (YARN: the NodeManager's container log
-    // dir), read over HTTP from the log URL in the job's status.
-    auto status = CurrentJobStatus(faces, paths);
-    if (!status.ok()) return Error("job " + id_or_path + " has no task " + o.task);
-    const rpc::TaskStatus* found = nullptr;
-    for (const auto& t : status->tasks()) {
-      if (t.role() == role && t.index() == *index && (o.attempt < 0 || t.attempt() == o.attempt))
-        found = &t;
-    }
-    if (found == nullptr) {
-      return Error("job " + status->job_id() + " has no task " + o.task +
-                   (o.attempt < 0 ? "" : " attempt " + std::to_string(o.attempt)));
-    }
-    if (found->log_url().empty()) {
-      return Error("task " + o.task + " of job " + status->job_id() + " has no logs yet");
-    }
-    attempt = found->attempt();
-    // The NodeManager's web: the cluster's CAs (yarn.http.policy=HTTPS_ONLY), SPNEGO where
-    // the cluster is Kerberized (the engine's client face knows; a URL of no cluster's job is
-    // read plainly).
-    const EngineClientFace* face = faces.ClusterOf(status->job_id());
-    auto loaded =
-        face != nullptr
-            ? face->LogWebAccess(status->job_id(), StartsWith(found->log_url(), "https://"))
-            : Result<hadoop::hdfs::HttpGetOptions>(hadoop::hdfs::HttpGetOptions());
-    if (!loaded.ok()) return Error("task " + o.task + ": " + loaded.status().message());
-    auto get = std::make_shared<hadoop::hdfs::HttpGetOptions>(*std::move(loaded));
-    for (const auto& name : *names) {
-      std::string url = found->log_url() + "/" + name;
-      files.push_back({o.task + " attempt " + std::to_string(attempt) + " " + name,
-                       [url, get](size_t offset) -> Result<std::string> {
-                         TONY_ASSIGN_OR_RETURN(std::string all, hadoop::hdfs::HttpGet(url, *get));
-                         return offset < all.size() ? all.substr(offset) : std::string();
-                       }});
-    }
-  }
-  return PrintLogs(files, o, [&] { return StillWriting(faces, paths, role, *index, attempt); });
+  auto logs = IsDirectory(task_dir)
+                  ? LocalTaskLogs(id_or_path, task_dir, *names, o)
+                  : RemoteTaskLogs(faces, paths, id_or_path, role, *index, *names, o);
+  if (!logs.ok()) return Error(logs.status().message());
+  const int attempt = logs->attempt;
+  return PrintLogs(logs->files, o,
+                   [&] { return StillWriting(faces, paths, role, *index, attempt); });
 }
 
 }  // namespace tony::client

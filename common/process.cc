@@ -87,6 +87,96 @@ std::string FindInPath(const std::string& name, const EnvMap& env) {
   ::_exit(127);
 }
 
+// The read end of a pipe holding the child's stdin_data, or -1 when it has none.
+Result<int> StdinPipe(const SpawnOptions& options) {
+  int stdin_pipe[2] = {-1, -1};
+  if (options.stdin_data.empty()) return -1;
+  if (options.stdin_data.size() > 65536) return InvalidArgument("stdin_data over 64 KiB");
+  if (::pipe2(stdin_pipe, O_CLOEXEC) != 0) return ErrnoStatus("pipe2", errno);
+  // Written before the fork: it fits the pipe's buffer, so this never blocks.
+  ssize_t n = ::write(stdin_pipe[1], options.stdin_data.data(), options.stdin_data.size());
+  int err = errno;
+  ::close(stdin_pipe[1]);
+  if (n != static_cast<ssize_t>(options.stdin_data.size())) {
+    ::close(stdin_pipe[0]);
+    return ErrnoStatus("writing the child's stdin", err);
+  }
+  return stdin_pipe[0];
+}
+
+// The child's stdin, stdout and stderr as `options` say (stdin from `stdin_fd` when it is not -1).
+// Runs in the forked child: async-signal-safe calls only.
+void RedirectChildIo(const SpawnOptions& options, int stdin_fd, int wfd) {
+  bool same_output = !options.stdout_path.empty() && options.stdout_path == options.stderr_path;
+  if (stdin_fd >= 0) {
+    if (::dup2(stdin_fd, 0) < 0) ChildFail(wfd, "dup stdin");
+  } else if (!options.stdin_path.empty()) {
+    int fd = ::open(options.stdin_path.c_str(), O_RDONLY);
+    if (fd < 0 || ::dup2(fd, 0) < 0) ChildFail(wfd, "open stdin");
+    ::close(fd);
+  }
+  if (!options.stdout_path.empty()) {
+    int fd = ::open(options.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0 || ::dup2(fd, 1) < 0) ChildFail(wfd, "open stdout file");
+    if (same_output && ::dup2(fd, 2) < 0) ChildFail(wfd, "dup stderr");
+    ::close(fd);
+  }
+  if (!options.stderr_path.empty() && !same_output) {
+    int fd = ::open(options.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0 || ::dup2(fd, 2) < 0) ChildFail(wfd, "open stderr file");
+    ::close(fd);
+  }
+}
+
+// The forked child: its session or group, its parent-death signal, default signal dispositions,
+// its I/O, then exec. A failure is written to `wfd` (ChildFail) for the parent to report.
+[[noreturn]] void RunChild(const SpawnOptions& options, const std::string& program, char** argv,
+                           char** envp, int stdin_fd, int wfd, pid_t parent_pid) {
+  if (options.group == ProcessGroupMode::kNewSession) {
+    if (::setsid() < 0) ChildFail(wfd, "setsid");
+  } else if (options.group == ProcessGroupMode::kNewGroup) {
+    if (::setpgid(0, 0) < 0) ChildFail(wfd, "setpgid");
+  }
+  if (options.parent_death_signal != 0) {
+    if (::prctl(PR_SET_PDEATHSIG, options.parent_death_signal) != 0) ChildFail(wfd, "prctl");
+    if (::getppid() != parent_pid) ::raise(options.parent_death_signal);
+  }
+  // Signals ignored or blocked by the parent would be inherited; give the child defaults.
+  sigset_t all;
+  sigemptyset(&all);
+  ::sigprocmask(SIG_SETMASK, &all, nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
+  RedirectChildIo(options, stdin_fd, wfd);
+  if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ChildFail(wfd, "chdir");
+  ::execve(program.c_str(), argv, envp);
+  ChildFail(wfd, "exec");
+}
+
+// The parent's side of the exec handshake: the pipe `rfd` closes unread when the child's exec
+// succeeded; otherwise it carries the errno and what failed, and the child is reaped.
+Status AwaitExec(int rfd, pid_t pid, const std::string& argv0) {
+  int child_errno = 0;
+  char what[64] = {0};
+  ssize_t n;
+  do {
+    n = ::read(rfd, &child_errno, sizeof(child_errno));
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof(child_errno))) {
+    // What failed is a detail of the message: a short or failed read leaves it empty.
+    ssize_t m = ::read(rfd, what, sizeof(what) - 1);
+    (void)m;
+    ::close(rfd);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    std::string msg = "cannot start '" + argv0 + "' (" + what + ")";
+    Status s = ErrnoStatus(msg, child_errno);
+    return Status(child_errno == ENOENT ? StatusCode::kNotFound : StatusCode::kFailedPrecondition,
+                  s.message());
+  }
+  ::close(rfd);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<pid_t> Spawn(const SpawnOptions& options) {
@@ -102,23 +192,10 @@ Result<pid_t> Spawn(const SpawnOptions& options) {
   envp.reserve(env_strings.size() + 1);
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
-  bool same_output = !options.stdout_path.empty() && options.stdout_path == options.stderr_path;
 
-  int stdin_pipe[2] = {-1, -1};
-  if (!options.stdin_data.empty()) {
-    if (options.stdin_data.size() > 65536) return InvalidArgument("stdin_data over 64 KiB");
-    if (::pipe2(stdin_pipe, O_CLOEXEC) != 0) return ErrnoStatus("pipe2", errno);
-    // Written before the fork: it fits the pipe's buffer, so this never blocks.
-    ssize_t n = ::write(stdin_pipe[1], options.stdin_data.data(), options.stdin_data.size());
-    int err = errno;
-    ::close(stdin_pipe[1]);
-    if (n != static_cast<ssize_t>(options.stdin_data.size())) {
-      ::close(stdin_pipe[0]);
-      return ErrnoStatus("writing the child's stdin", err);
-    }
-  }
+  TONY_ASSIGN_OR_RETURN(const int stdin_fd, StdinPipe(options));
   auto close_stdin_pipe = [&] {
-    if (stdin_pipe[0] >= 0) ::close(stdin_pipe[0]);
+    if (stdin_fd >= 0) ::close(stdin_fd);
   };
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) {
@@ -137,64 +214,11 @@ Result<pid_t> Spawn(const SpawnOptions& options) {
   }
   if (pid == 0) {
     ::close(pipefd[0]);
-    int wfd = pipefd[1];
-    if (options.group == ProcessGroupMode::kNewSession) {
-      if (::setsid() < 0) ChildFail(wfd, "setsid");
-    } else if (options.group == ProcessGroupMode::kNewGroup) {
-      if (::setpgid(0, 0) < 0) ChildFail(wfd, "setpgid");
-    }
-    if (options.parent_death_signal != 0) {
-      if (::prctl(PR_SET_PDEATHSIG, options.parent_death_signal) != 0) ChildFail(wfd, "prctl");
-      if (::getppid() != parent_pid) ::raise(options.parent_death_signal);
-    }
-    // Signals ignored or blocked by the parent would be inherited; give the child defaults.
-    sigset_t all;
-    sigemptyset(&all);
-    ::sigprocmask(SIG_SETMASK, &all, nullptr);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
-    if (stdin_pipe[0] >= 0) {
-      if (::dup2(stdin_pipe[0], 0) < 0) ChildFail(wfd, "dup stdin");
-    } else if (!options.stdin_path.empty()) {
-      int fd = ::open(options.stdin_path.c_str(), O_RDONLY);
-      if (fd < 0 || ::dup2(fd, 0) < 0) ChildFail(wfd, "open stdin");
-      ::close(fd);
-    }
-    if (!options.stdout_path.empty()) {
-      int fd = ::open(options.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (fd < 0 || ::dup2(fd, 1) < 0) ChildFail(wfd, "open stdout file");
-      if (same_output && ::dup2(fd, 2) < 0) ChildFail(wfd, "dup stderr");
-      ::close(fd);
-    }
-    if (!options.stderr_path.empty() && !same_output) {
-      int fd = ::open(options.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (fd < 0 || ::dup2(fd, 2) < 0) ChildFail(wfd, "open stderr file");
-      ::close(fd);
-    }
-    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ChildFail(wfd, "chdir");
-    ::execve(program.c_str(), argv.data(), envp.data());
-    ChildFail(wfd, "exec");
+    RunChild(options, program, argv.data(), envp.data(), stdin_fd, pipefd[1], parent_pid);
   }
   ::close(pipefd[1]);
   close_stdin_pipe();
-  int child_errno = 0;
-  char what[64] = {0};
-  ssize_t n;
-  do {
-    n = ::read(pipefd[0], &child_errno, sizeof(child_errno));
-  } while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof(child_errno))) {
-    // What failed is a detail of the message: a short or failed read leaves it empty.
-    ssize_t m = ::read(pipefd[0], what, sizeof(what) - 1);
-    (void)m;
-    ::close(pipefd[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    std::string msg = "cannot start '" + options.argv[0] + "' (" + what + ")";
-    Status s = ErrnoStatus(msg, child_errno);
-    return Status(child_errno == ENOENT ? StatusCode::kNotFound : StatusCode::kFailedPrecondition,
-                  s.message());
-  }
-  ::close(pipefd[0]);
+  TONY_RETURN_IF_ERROR(AwaitExec(pipefd[0], pid, options.argv[0]));
   return pid;
 }
 

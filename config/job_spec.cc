@@ -443,7 +443,8 @@ std::string ReadAcl(Validator& v, const std::string& key) {
   return value;
 }
 
-void ReadApplication(Validator& v, JobSpec& spec) {
+// What the application is, where it goes and who may see or change it; the framework and mode.
+void ReadApplicationIdentity(Validator& v, JobSpec& spec) {
   spec.name = v.String("tony.application.name");
   spec.type = v.String("tony.application.type");
   spec.queue = std::string(Trim(v.String("tony.yarn.queue")));
@@ -454,6 +455,10 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.mode = ToLower(v.Enum("tony.application.distributed-mode")) == "fcfs"
                   ? DistributedMode::kFcfs
                   : DistributedMode::kGang;
+}
+
+// The application's, the gang's, the registration's, the heartbeats' and the execution's limits.
+void ReadTimeouts(Validator& v, JobSpec& spec) {
   spec.application_timeout_ms = v.Long("tony.application.timeout", 0);
   spec.registration_timeout_ms = v.Long("tony.container.registration.timeout");
   spec.allocation_timeout_ms = v.Long("tony.container.allocation.timeout");
@@ -470,6 +475,10 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   int64_t registry_s = v.Long("tony.task.executor.registry-timeout-sec");
   spec.registry_timeout_ms =
       std::clamp<int64_t>(registry_s, 0, std::numeric_limits<int64_t>::max() / 1000) * 1000;
+}
+
+// How tasks run: failure policy, environments, the held port, the python and source inputs.
+void ReadTaskSettings(Validator& v, JobSpec& spec) {
   spec.fail_on_worker_failure = v.Bool("tony.application.fail-on-worker-failure-enabled");
   spec.container_envs = v.List("tony.containers.envs");
   spec.execution_envs = v.List("tony.execution.envs");
@@ -482,6 +491,11 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   spec.src_dir = std::string(Trim(v.String("tony.src-dir")));
   spec.tensorboard_log_dir = std::string(Trim(v.String("tony.application.tensorboard-log-dir")));
   spec.skip_fit_check = v.Bool("tony.application.skip-fit-check");
+}
+
+// The coordinator's container (resources, Docker), its waits and retries, the local engine's
+// capacity.
+void ReadContainerSettings(Validator& v, JobSpec& spec) {
   spec.am_memory_mb = v.Memory("tony.am.memory", 1);
   spec.am_vcores = v.Int("tony.am.vcores", 1);
   spec.am_gpus = v.Int("tony.am.gpus", 0);
@@ -507,6 +521,14 @@ void ReadApplication(Validator& v, JobSpec& spec) {
   }
   std::string gpu_exec = std::string(Trim(v.String("tony.gpu-exec-path")));
   if (!gpu_exec.empty()) spec.gpu_exec_path = gpu_exec;
+}
+
+// The application-wide keys, read in the validator's order (its errors are listed in that order).
+void ReadApplication(Validator& v, JobSpec& spec) {
+  ReadApplicationIdentity(v, spec);
+  ReadTimeouts(v, spec);
+  ReadTaskSettings(v, spec);
+  ReadContainerSettings(v, spec);
 }
 
 }  // namespace

@@ -169,6 +169,60 @@ Result<RoleSpec> FromProto(const spec::Role& p, const std::string& source) {
   return r;
 }
 
+void ToProto(const GroupDependency& g, spec::GroupDependency* p) {
+  p->set_role(g.role);
+  p->set_group(g.group);
+  SetRepeated(g.members, p->mutable_members());
+  p->set_timeout_ms(g.timeout_ms);
+  p->set_ignored(g.ignored);
+  p->set_key(g.key);
+}
+
+GroupDependency FromProto(const spec::GroupDependency& p) {
+  GroupDependency g;
+  g.role = p.role();
+  g.group = p.group();
+  g.members = FromRepeated(p.members());
+  g.timeout_ms = p.timeout_ms();
+  g.ignored = p.ignored();
+  g.key = p.key();
+  return g;
+}
+
+// Deterministic: the same spec gives the same bytes (tests compare them).
+std::string DeterministicBytes(const spec::JobSpecFile& f) {
+  std::string out;
+  google::protobuf::io::StringOutputStream stream(&out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  f.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return out;
+}
+
+// The spec file in `bytes`, refusing what is not a whole spec file of this tony's version.
+Result<spec::JobSpecFile> ParseSpecFile(const std::string& bytes, const std::string& source) {
+  spec::JobSpecFile f;
+  if (!f.ParseFromString(bytes)) {
+    return InvalidArgument(source + ": not a tony job spec file (it does not parse as " +
+                           f.GetTypeName() + "); was it written by tony submit?");
+  }
+  // Every writer sets a version: none is a file cut short or not ours (an empty file parses).
+  if (f.version() == 0) {
+    return InvalidArgument(source + ": not a tony job spec file (it has no version: empty, cut " +
+                           "short or not written by tony submit)");
+  }
+  if (f.version() != kJobSpecFileVersion) {
+    return InvalidArgument(source + ": job spec file version " + std::to_string(f.version()) +
+                           ", but this tony reads version " + std::to_string(kJobSpecFileVersion) +
+                           " only (submit the job again with this tony)");
+  }
+  if (!f.complete()) {
+    return InvalidArgument(source + ": the job spec file is cut short (its last field is missing)");
+  }
+  return f;
+}
+
 }  // namespace
 
 std::string SerializeJobSpec(const JobSpec& s) {
@@ -196,15 +250,7 @@ std::string SerializeJobSpec(const JobSpec& s) {
   f.set_error_message_max_depth(s.error_message_max_depth);
   f.set_registry_timeout_ms(s.registry_timeout_ms);
   f.set_fail_on_worker_failure(s.fail_on_worker_failure);
-  for (const GroupDependency& g : s.group_dependencies) {
-    spec::GroupDependency* p = f.add_group_dependencies();
-    p->set_role(g.role);
-    p->set_group(g.group);
-    SetRepeated(g.members, p->mutable_members());
-    p->set_timeout_ms(g.timeout_ms);
-    p->set_ignored(g.ignored);
-    p->set_key(g.key);
-  }
+  for (const GroupDependency& g : s.group_dependencies) ToProto(g, f.add_group_dependencies());
   SetRepeated(s.container_envs, f.mutable_container_envs());
   SetRepeated(s.execution_envs, f.mutable_execution_envs());
   f.set_python_exec_path(s.python_exec_path);
@@ -234,35 +280,11 @@ std::string SerializeJobSpec(const JobSpec& s) {
   f.set_am_reconnect_window_ms(s.am_reconnect_window_ms);
   f.set_tensorboard_log_dir(s.tensorboard_log_dir);
   f.set_complete(true);
-  // Deterministic: the same spec gives the same bytes (tests compare them).
-  std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  f.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return out;
+  return DeterministicBytes(f);
 }
 
 Result<JobSpec> ParseJobSpec(const std::string& bytes, const std::string& source) {
-  spec::JobSpecFile f;
-  if (!f.ParseFromString(bytes)) {
-    return InvalidArgument(source + ": not a tony job spec file (it does not parse as " +
-                           f.GetTypeName() + "); was it written by tony submit?");
-  }
-  // Every writer sets a version: none is a file cut short or not ours (an empty file parses).
-  if (f.version() == 0) {
-    return InvalidArgument(source + ": not a tony job spec file (it has no version: empty, cut " +
-                           "short or not written by tony submit)");
-  }
-  if (f.version() != kJobSpecFileVersion) {
-    return InvalidArgument(source + ": job spec file version " + std::to_string(f.version()) +
-                           ", but this tony reads version " + std::to_string(kJobSpecFileVersion) +
-                           " only (submit the job again with this tony)");
-  }
-  if (!f.complete()) {
-    return InvalidArgument(source + ": the job spec file is cut short (its last field is missing)");
-  }
+  TONY_ASSIGN_OR_RETURN(const spec::JobSpecFile f, ParseSpecFile(bytes, source));
   JobSpec s;
   s.name = f.name();
   s.type = f.type();
@@ -297,14 +319,7 @@ Result<JobSpec> ParseJobSpec(const std::string& bytes, const std::string& source
   s.tensorboard_log_dir = f.tensorboard_log_dir();
   s.fail_on_worker_failure = f.fail_on_worker_failure();
   for (const spec::GroupDependency& p : f.group_dependencies()) {
-    GroupDependency g;
-    g.role = p.role();
-    g.group = p.group();
-    g.members = FromRepeated(p.members());
-    g.timeout_ms = p.timeout_ms();
-    g.ignored = p.ignored();
-    g.key = p.key();
-    s.group_dependencies.push_back(std::move(g));
+    s.group_dependencies.push_back(FromProto(p));
   }
   s.container_envs = FromRepeated(f.container_envs());
   s.execution_envs = FromRepeated(f.execution_envs());

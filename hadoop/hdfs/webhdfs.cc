@@ -116,6 +116,22 @@ bool IsCertificateRefused(CURLcode rc) {
          rc == CURLE_SSL_ISSUER_ERROR;
 }
 
+// The URL and how it is reached: timeouts, http and https only, redirects returned.
+void SetTransport(CURL* c, const std::string& url) {
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, 600L);
+#if LIBCURL_VERSION_NUM >= 0x075500  // 7.85: the _STR forms; the bitmasks are deprecated there
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+}
+
 // One HTTP exchange; redirects are returned, not followed (CREATE must send its bytes only to
 // the DataNode, §6). Only http and https are spoken; the reply body is refused past `max_body`.
 // `negotiate`: answer the NameNode's 401 with SPNEGO (libcurl's GSS-API Negotiate).
@@ -132,18 +148,7 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
   if (!curl) return Internal("curl_easy_init failed");
   Reply reply;
   CURL* c = curl.get();
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 20L);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT, 600L);
-#if LIBCURL_VERSION_NUM >= 0x075500  // 7.85: the _STR forms; the bitmasks are deprecated there
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-#else
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  SetTransport(c, url);
   ApplyTrust(c, trust);
   char error[CURL_ERROR_SIZE] = "";
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);

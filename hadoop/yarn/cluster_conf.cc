@@ -97,9 +97,9 @@ Result<std::string> RmAddress(const Configuration& c, const std::string& key, co
   return value;
 }
 
-Status LoadResourceManagers(ClusterConf& cc) {
+// Every ResourceManager's addresses: one, or each of an HA pair's rm-ids.
+Status LoadRmAddresses(ClusterConf& cc, const std::string& yarn_site) {
   const Configuration& c = cc.raw;
-  const std::string yarn_site = JoinPath(cc.conf_dir, "yarn-site.xml");
   TONY_ASSIGN_OR_RETURN(auto ha, BoolKey(c, "yarn.resourcemanager.ha.enabled", yarn_site));
   cc.rm_ha = ha.value_or(false);
   std::vector<std::string> ids{""};
@@ -131,13 +131,12 @@ Status LoadResourceManagers(ClusterConf& cc) {
     if (webapp_https.ok()) rm.webapp_https_address = *webapp_https;
     cc.resource_managers.push_back(std::move(rm));
   }
-  // The web proxy (YarnConfiguration.PROXY_ADDRESS; YarnConfiguration.useHttps).
-  cc.web_https = ToLower(Trim(c.GetOr("yarn.http.policy", "HTTP_ONLY"))) == "https_only";
-  if (auto proxy = c.Get("yarn.web-proxy.address"); proxy && !Trim(*proxy).empty()) {
-    cc.web_proxy_address = std::string(Trim(*proxy));
-    TONY_RETURN_IF_ERROR(
-        CheckAddress(c, "yarn.web-proxy.address", cc.web_proxy_address, yarn_site));
-  }
+  return Status::Ok();
+}
+
+// How the client fails over between the ResourceManagers and retries one it cannot reach.
+Status LoadRmFailover(ClusterConf& cc, const std::string& yarn_site) {
+  const Configuration& c = cc.raw;
   // RMProxy.createRetryPolicy's HA branch.
   TONY_ASSIGN_OR_RETURN(int64_t wait, IntKey(c, "yarn.resourcemanager.connect.max-wait.ms",
                                              kConnectMaxWaitMs, yarn_site));
@@ -169,50 +168,53 @@ Status LoadResourceManagers(ClusterConf& cc) {
   return Status::Ok();
 }
 
-Status LoadNameNodes(ClusterConf& cc) {
+Status LoadResourceManagers(ClusterConf& cc) {
   const Configuration& c = cc.raw;
-  const std::string core_site = JoinPath(cc.conf_dir, "core-site.xml");
-  const std::string hdfs_site = JoinPath(cc.conf_dir, "hdfs-site.xml");
-  cc.default_fs = c.GetOr("fs.defaultFS", "file:///");
-  if (!StartsWith(cc.default_fs, "hdfs://")) return Status::Ok();  // the caller decides
-  std::string authority = cc.default_fs.substr(7, cc.default_fs.find('/', 7) - 7);
-  if (authority.empty()) {
-    return InvalidArgument("fs.defaultFS is " + cc.default_fs + " in " +
-                           SourceOf(c, "fs.defaultFS", core_site) +
-                           ": expected hdfs://<host>[:port] or hdfs://<nameservice>");
+  const std::string yarn_site = JoinPath(cc.conf_dir, "yarn-site.xml");
+  TONY_RETURN_IF_ERROR(LoadRmAddresses(cc, yarn_site));
+  // The web proxy (YarnConfiguration.PROXY_ADDRESS; YarnConfiguration.useHttps).
+  cc.web_https = ToLower(Trim(c.GetOr("yarn.http.policy", "HTTP_ONLY"))) == "https_only";
+  if (auto proxy = c.Get("yarn.web-proxy.address"); proxy && !Trim(*proxy).empty()) {
+    cc.web_proxy_address = std::string(Trim(*proxy));
+    TONY_RETURN_IF_ERROR(
+        CheckAddress(c, "yarn.web-proxy.address", cc.web_proxy_address, yarn_site));
   }
-  TONY_ASSIGN_OR_RETURN(
-      Authority parsed,
-      ParseAuthority(authority, "fs.defaultFS in " + SourceOf(c, "fs.defaultFS", core_site)));
-  auto nameservices = SplitTrimmed(c.GetOr("dfs.nameservices", ""), ',');
-  bool is_nameservice = !parsed.port && (std::find(nameservices.begin(), nameservices.end(),
-                                                   authority) != nameservices.end() ||
-                                         c.Get("dfs.ha.namenodes." + authority).has_value());
-  if (!is_nameservice) {
-    NameNodeAddresses nn;
-    HostPort rpc{parsed.host, parsed.port.value_or(kNameNodeRpcPort)};
-    nn.rpc_address = rpc.ToString();
-    TONY_RETURN_IF_ERROR(CheckAddress(c, "fs.defaultFS", nn.rpc_address, core_site));
-    cc.fs_host = rpc.host;
-    cc.fs_port = rpc.port;
-    // The address WebHDFS uses must be valid; the other one is kept only when it is (an
-    // HTTPS_ONLY NameNode's http-address may say port 0: nothing listens there).
-    for (auto [key, fallback, out, needed] :
-         {std::tuple{"dfs.namenode.http-address", kNameNodeHttpDefault, &nn.http_address,
-                     !cc.webhdfs_https},
-          std::tuple{"dfs.namenode.https-address", kNameNodeHttpsDefault, &nn.https_address,
-                     cc.webhdfs_https}}) {
-      *out = c.GetOr(key, fallback);
-      if (Status s = CheckAddress(c, key, *out, hdfs_site); !s.ok()) {
-        if (needed) return s;
-        out->clear();
-        continue;
-      }
-      WithRpcHost(rpc, *out);
+  return LoadRmFailover(cc, yarn_site);
+}
+
+// fs.defaultFS names one NameNode, hdfs://<host>[:port].
+Status LoadSingleNameNode(ClusterConf& cc, const Authority& parsed, const std::string& core_site,
+                          const std::string& hdfs_site) {
+  const Configuration& c = cc.raw;
+  NameNodeAddresses nn;
+  HostPort rpc{parsed.host, parsed.port.value_or(kNameNodeRpcPort)};
+  nn.rpc_address = rpc.ToString();
+  TONY_RETURN_IF_ERROR(CheckAddress(c, "fs.defaultFS", nn.rpc_address, core_site));
+  cc.fs_host = rpc.host;
+  cc.fs_port = rpc.port;
+  // The address WebHDFS uses must be valid; the other one is kept only when it is (an
+  // HTTPS_ONLY NameNode's http-address may say port 0: nothing listens there).
+  for (auto [key, fallback, out, needed] :
+       {std::tuple{"dfs.namenode.http-address", kNameNodeHttpDefault, &nn.http_address,
+                   !cc.webhdfs_https},
+        std::tuple{"dfs.namenode.https-address", kNameNodeHttpsDefault, &nn.https_address,
+                   cc.webhdfs_https}}) {
+    *out = c.GetOr(key, fallback);
+    if (Status s = CheckAddress(c, key, *out, hdfs_site); !s.ok()) {
+      if (needed) return s;
+      out->clear();
+      continue;
     }
-    cc.namenodes.push_back(std::move(nn));
-    return Status::Ok();
+    WithRpcHost(rpc, *out);
   }
+  cc.namenodes.push_back(std::move(nn));
+  return Status::Ok();
+}
+
+// fs.defaultFS names a nameservice, hdfs://<ns>: its NameNodes are dfs.ha.namenodes.<ns>'s.
+Status LoadNameServiceNameNodes(ClusterConf& cc, const std::string& authority,
+                                const std::string& hdfs_site) {
+  const Configuration& c = cc.raw;
   cc.nameservice = authority;
   cc.fs_host = authority;
   cc.fs_port = -1;  // java.net.URI's "no port": hdfs://<ns>/path (§5 LocalResource URL)
@@ -251,6 +253,29 @@ Status LoadNameNodes(ClusterConf& cc) {
     cc.namenodes.push_back(std::move(nn));
   }
   return Status::Ok();
+}
+
+Status LoadNameNodes(ClusterConf& cc) {
+  const Configuration& c = cc.raw;
+  const std::string core_site = JoinPath(cc.conf_dir, "core-site.xml");
+  const std::string hdfs_site = JoinPath(cc.conf_dir, "hdfs-site.xml");
+  cc.default_fs = c.GetOr("fs.defaultFS", "file:///");
+  if (!StartsWith(cc.default_fs, "hdfs://")) return Status::Ok();  // the caller decides
+  std::string authority = cc.default_fs.substr(7, cc.default_fs.find('/', 7) - 7);
+  if (authority.empty()) {
+    return InvalidArgument("fs.defaultFS is " + cc.default_fs + " in " +
+                           SourceOf(c, "fs.defaultFS", core_site) +
+                           ": expected hdfs://<host>[:port] or hdfs://<nameservice>");
+  }
+  TONY_ASSIGN_OR_RETURN(
+      Authority parsed,
+      ParseAuthority(authority, "fs.defaultFS in " + SourceOf(c, "fs.defaultFS", core_site)));
+  auto nameservices = SplitTrimmed(c.GetOr("dfs.nameservices", ""), ',');
+  bool is_nameservice = !parsed.port && (std::find(nameservices.begin(), nameservices.end(),
+                                                   authority) != nameservices.end() ||
+                                         c.Get("dfs.ha.namenodes." + authority).has_value());
+  if (!is_nameservice) return LoadSingleNameNode(cc, parsed, core_site, hdfs_site);
+  return LoadNameServiceNameNodes(cc, authority, hdfs_site);
 }
 
 }  // namespace
