@@ -35,8 +35,10 @@ class EngineClientFace {
   virtual ~EngineClientFace() = default;
 
   virtual engine::EngineKind Kind() const = 0;
-  // Whether the engine's containers localize remote (hdfs://) resources (client/resources.h).
-  virtual bool LocalizesRemoteResources() const = 0;
+  // Whether the engine's containers fetch a remote resource (a scheme:// entry of
+  // tony.*.resources: YARN's NodeManagers localize it) themselves; where they do not, the client
+  // refuses one (client/resources.h).
+  virtual bool FetchesRemoteResources() const = 0;
   // `tony submit`, once the inputs and the job spec are valid: stages the job, starts its
   // coordinator and follows it. Returns the exit code (client/submit.h).
   virtual int Submit(const SubmitOptions& options, const Configuration& conf,
@@ -100,6 +102,14 @@ class EngineFaces {
   const EngineClientFace* ClusterOf(const std::string& job_id) const {
     for (const auto& f : faces_) {
       if (f->OwnsJobId(job_id)) return f.get();
+    }
+    return nullptr;
+  }
+  // The face whose engine reads the job file `uri` itself (ReadsJobFile: --conf_file hdfs://...
+  // on YARN); nullptr for a file the client reads.
+  const EngineClientFace* JobFileReader(const std::string& uri) const {
+    for (const auto& f : faces_) {
+      if (f->ReadsJobFile(uri)) return f.get();
     }
     return nullptr;
   }

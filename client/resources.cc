@@ -9,8 +9,8 @@ namespace tony::client {
 namespace {
 
 Status CheckEntry(const std::string& key, const std::string& entry, const ResourceRef& ref,
-                  bool yarn) {
-  if (ref.remote && !yarn) {
+                  bool fetches_remote) {
+  if (ref.remote && !fetches_remote) {
     return InvalidArgument(key + " entry " + entry + ": the local engine cannot fetch " +
                            ref.scheme + ":// resources (YARN localizes them: --engine yarn)");
   }
@@ -24,17 +24,17 @@ Status CheckEntry(const std::string& key, const std::string& entry, const Resour
   return Status::Ok();
 }
 
-Status CheckEntries(const std::string& key, const std::string& value, bool yarn) {
+Status CheckEntries(const std::string& key, const std::string& value, bool fetches_remote) {
   for (const std::string& entry : SplitTrimmed(value, ',')) {
     TONY_ASSIGN_OR_RETURN(ResourceRef ref, ParseResourceRef(entry));
-    TONY_RETURN_IF_ERROR(CheckEntry(key, entry, ref, yarn));
+    TONY_RETURN_IF_ERROR(CheckEntry(key, entry, ref, fetches_remote));
   }
   return Status::Ok();
 }
 
 // The framework archive of tony.application.hadoop.location (config/resources.h), named as the
 // user wrote it; a directory is not a tarball.
-Status CheckHadoopLocation(const Configuration& conf, bool yarn) {
+Status CheckHadoopLocation(const Configuration& conf, bool fetches_remote) {
   const std::string key = keys::kApplicationHadoopLocation;
   const std::string location(Trim(conf.GetOr(key, "")));
   if (location.empty()) return Status::Ok();
@@ -44,7 +44,7 @@ Status CheckHadoopLocation(const Configuration& conf, bool yarn) {
                            ": a directory; it names a Hadoop tarball (.tar.gz, .tgz, .tar or "
                            ".zip) that every task container unpacks");
   }
-  return CheckEntry(key, location, ref, yarn);
+  return CheckEntry(key, location, ref, fetches_remote);
 }
 
 Status StageOne(const ResourceRef& ref, const std::string& dir) {
@@ -59,15 +59,15 @@ Status StageOne(const ResourceRef& ref, const std::string& dir) {
 
 }  // namespace
 
-Status CheckResources(const Configuration& conf, const JobSpec& spec, bool yarn) {
+Status CheckResources(const Configuration& conf, const JobSpec& spec, bool fetches_remote) {
   std::vector<std::string> resource_keys = {keys::kContainersResources, keys::kAmResources};
   for (const RoleSpec& r : spec.roles) {
     resource_keys.push_back(keys::ForRole(keys::kRoleResources, r.name));
   }
   for (const std::string& key : resource_keys) {
-    TONY_RETURN_IF_ERROR(CheckEntries(key, conf.GetOr(key, ""), yarn));
+    TONY_RETURN_IF_ERROR(CheckEntries(key, conf.GetOr(key, ""), fetches_remote));
   }
-  return CheckHadoopLocation(conf, yarn);
+  return CheckHadoopLocation(conf, fetches_remote);
 }
 
 Status StageLocalResources(const JobSpec& spec, const history::JobPaths& paths) {

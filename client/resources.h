@@ -16,9 +16,10 @@
 
 namespace tony::client {
 
-// Before anything starts: every local source exists, and (local engine) no entry is remote.
+// Before anything starts: every local source exists, and no entry is remote unless the engine's
+// containers fetch remote resources (`fetches_remote`: EngineClientFace::FetchesRemoteResources).
 // Errors name the key, the entry and the reason.
-Status CheckResources(const Configuration& conf, const JobSpec& spec, bool yarn);
+Status CheckResources(const Configuration& conf, const JobSpec& spec, bool fetches_remote);
 
 // Local engine: each role's entries as JobPaths::Resources(role)/<name> (a copy; an #archive
 // unpacked into a directory of that name), for the coordinator to link into its tasks.

@@ -159,14 +159,16 @@ std::string LocalPath(const std::string& path) {
   return StartsWith(path, "file://") ? path.substr(std::string_view("file://").size()) : path;
 }
 
-Status CheckInputs(const SubmitOptions& o) {
+// The local inputs exist and are what they claim to be. A job file an engine reads itself
+// (EngineFaces::JobFileReader) is checked when it is read.
+Status CheckInputs(const SubmitOptions& o, const EngineFaces& faces) {
   if (!o.src_dir.empty() && !PathExists(o.src_dir)) {
     return InvalidArgument("--src_dir " + o.src_dir + ": no such file or directory");
   }
   if (!o.python_venv.empty() && !PathExists(o.python_venv)) {
     return InvalidArgument("--python_venv " + o.python_venv + ": no such file");
   }
-  if (!o.conf_file.empty() && !StartsWith(o.conf_file, "hdfs://") &&
+  if (!o.conf_file.empty() && faces.JobFileReader(o.conf_file) == nullptr &&
       !PathExists(LocalPath(o.conf_file))) {
     return InvalidArgument("--conf_file " + o.conf_file + ": no such file");
   }
@@ -214,10 +216,7 @@ std::string JobFile(const SubmitOptions& o) {
 Result<Configuration> BuildConfiguration(const SubmitOptions& o, const EngineFaces& faces) {
   Configuration conf = Configuration::WithDefaults();
   std::string job_file = JobFile(o);
-  const EngineClientFace* reader = nullptr;
-  for (const auto& face : faces.All()) {
-    if (face->ReadsJobFile(job_file)) reader = face.get();
-  }
+  const EngineClientFace* reader = faces.JobFileReader(job_file);
   if (reader != nullptr) {
     Configuration login;  // --principal/--keytab, for a Kerberized cluster's SPNEGO
     if (!o.principal.empty()) login.Set(keys::kKerberosPrincipal, o.principal, "--principal");
@@ -275,7 +274,7 @@ int Submit(const SubmitOptions& o, const EngineFaces& faces) {
     std::cerr << "tony: error: " << s.message() << "\n";
     return kExitBadInput;
   };
-  Status s = CheckInputs(o);
+  Status s = CheckInputs(o, faces);
   if (!s.ok()) return fail_input(s);
   s = history::PrepareTonyHome();
   if (!s.ok()) return fail_input(s);
@@ -301,7 +300,7 @@ int Submit(const SubmitOptions& o, const EngineFaces& faces) {
   if (face == nullptr) {
     return fail_input(InvalidArgument("--engine " + engine_name + ": expected local or yarn"));
   }
-  s = CheckResources(*conf, *spec, face->LocalizesRemoteResources());
+  s = CheckResources(*conf, *spec, face->FetchesRemoteResources());
   if (!s.ok()) return fail_input(s);
   return face->Submit(o, *conf, *spec);
 }

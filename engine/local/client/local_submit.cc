@@ -260,7 +260,7 @@ namespace {
 class LocalClientFace final : public EngineClientFace {
  public:
   engine::EngineKind Kind() const override { return engine::EngineKind::kLocal; }
-  bool LocalizesRemoteResources() const override { return false; }
+  bool FetchesRemoteResources() const override { return false; }
   int Submit(const SubmitOptions& options, const Configuration& conf,
              const JobSpec& spec) const override {
     return SubmitLocally(options, conf, spec);

@@ -12,7 +12,7 @@ namespace {
 class YarnClientFace final : public EngineClientFace {
  public:
   engine::EngineKind Kind() const override { return engine::EngineKind::kYarn; }
-  bool LocalizesRemoteResources() const override { return true; }
+  bool FetchesRemoteResources() const override { return true; }
   int Submit(const SubmitOptions& options, const Configuration& conf,
              const JobSpec& spec) const override {
     return SubmitToYarn(options, conf, spec);
