@@ -327,7 +327,12 @@ class JobStateMachine {
   void MaybeAdvanceStage(int64_t now_ms, std::vector<Command>& out);
 
   // Timeouts (job_state_machine_timeouts.cc).
+  struct Expired;  // a deadline that has passed
   void CheckTimeouts(int64_t now_ms, std::vector<Command>& out);
+  // The deadlines that have passed by `now_ms`, in the order they fell due.
+  std::vector<Expired> ExpiredBy(int64_t now_ms) const;
+  // Applies one passed deadline: fails the job or the task, or fires a group's timeout.
+  void Expire(const Expired& e, int64_t now_ms, std::vector<Command>& out);
   void FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vector<Command>& out);
   void CheckStopGrace(int64_t now_ms, std::vector<Command>& out);
   // Held foreign-stop reports whose container status did not come in time.

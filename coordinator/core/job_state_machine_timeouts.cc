@@ -16,8 +16,10 @@ namespace {
 
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
+}  // namespace
+
 // A deadline that has passed. Job-wide ones carry no task.
-struct Expired {
+struct JobStateMachine::Expired {
   enum Kind { kApplication, kGang, kAllocation, kTask, kGroup };
   int64_t at_ms;
   Kind kind;
@@ -27,14 +29,22 @@ struct Expired {
   }
 };
 
-}  // namespace
-
 void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
   if (phase_ == JobPhase::kStopping) {
     CheckStopGrace(now_ms, out);
     RecomputeCheckAfter();
     return;
   }
+  for (const Expired& e : ExpiredBy(now_ms)) {
+    if (phase_ != JobPhase::kRunning) break;  // decided; stopping has its own deadline
+    Expire(e, now_ms, out);
+  }
+  ResolveHeldExits(now_ms, out);
+  RunDueRestarts(now_ms, out);
+  RecomputeCheckAfter();
+}
+
+std::vector<JobStateMachine::Expired> JobStateMachine::ExpiredBy(int64_t now_ms) const {
   std::vector<Expired> expired;
   if (spec_.application_timeout_ms > 0 && now_ms >= start_ms_ + spec_.application_timeout_ms) {
     expired.push_back({start_ms_ + spec_.application_timeout_ms, Expired::kApplication});
@@ -55,46 +65,44 @@ void JobStateMachine::CheckTimeouts(int64_t now_ms, std::vector<Command>& out) {
     if (deadline && now_ms >= *deadline) expired.push_back({*deadline, Expired::kGroup, i});
   }
   std::sort(expired.begin(), expired.end());
-  for (const Expired& e : expired) {
-    if (phase_ != JobPhase::kRunning) break;  // decided; stopping has its own deadline
-    switch (e.kind) {
-      case Expired::kApplication:
-        Decide(FinalStatus::kFailed,
-               "application timed out after " + std::to_string(spec_.application_timeout_ms) +
-                   " ms (" + spec_.KeyAndSource(keys::kApplicationTimeout) + ")",
-               now_ms, out);
-        break;
-      case Expired::kGang:
-        Decide(
-            FinalStatus::kFailed,
-            "the gang" + (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
-                " was not allocated within " + std::to_string(spec_.gang_timeout_ms) + " ms (" +
-                spec_.KeyAndSource(keys::kApplicationGangTimeoutMs) + "): " + MissingContainers(),
-            now_ms, out);
-        break;
-      case Expired::kAllocation: {
-        std::string missing = MissingContainers();
-        Decide(FinalStatus::kFailed,
-               "only " + std::to_string(stage_registered_[stage_]) + " of " +
-                   std::to_string(stage_tasks_[stage_]) + " tasks" +
-                   (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
-                   " registered within " + std::to_string(spec_.allocation_timeout_ms) + " ms (" +
-                   spec_.KeyAndSource(keys::kContainerAllocationTimeout) + ")" +
-                   (missing.empty() ? "" : "; " + missing),
-               now_ms, out);
-        break;
-      }
-      case Expired::kTask:
-        FailTimedOutTask(tasks_[e.task], now_ms, out);
-        break;
-      case Expired::kGroup:
-        FireGroupTimeout(e.task, now_ms, out);
-        break;
+  return expired;
+}
+
+void JobStateMachine::Expire(const Expired& e, int64_t now_ms, std::vector<Command>& out) {
+  switch (e.kind) {
+    case Expired::kApplication:
+      Decide(FinalStatus::kFailed,
+             "application timed out after " + std::to_string(spec_.application_timeout_ms) +
+                 " ms (" + spec_.KeyAndSource(keys::kApplicationTimeout) + ")",
+             now_ms, out);
+      break;
+    case Expired::kGang:
+      Decide(FinalStatus::kFailed,
+             "the gang" +
+                 (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
+                 " was not allocated within " + std::to_string(spec_.gang_timeout_ms) + " ms (" +
+                 spec_.KeyAndSource(keys::kApplicationGangTimeoutMs) + "): " + MissingContainers(),
+             now_ms, out);
+      break;
+    case Expired::kAllocation: {
+      std::string missing = MissingContainers();
+      Decide(FinalStatus::kFailed,
+             "only " + std::to_string(stage_registered_[stage_]) + " of " +
+                 std::to_string(stage_tasks_[stage_]) + " tasks" +
+                 (last_stage_ == 0 ? "" : " of the " + spec_.StageName(stage_) + " stage") +
+                 " registered within " + std::to_string(spec_.allocation_timeout_ms) + " ms (" +
+                 spec_.KeyAndSource(keys::kContainerAllocationTimeout) + ")" +
+                 (missing.empty() ? "" : "; " + missing),
+             now_ms, out);
+      break;
     }
+    case Expired::kTask:
+      FailTimedOutTask(tasks_[e.task], now_ms, out);
+      break;
+    case Expired::kGroup:
+      FireGroupTimeout(e.task, now_ms, out);
+      break;
   }
-  ResolveHeldExits(now_ms, out);
-  RunDueRestarts(now_ms, out);
-  RecomputeCheckAfter();
 }
 
 void JobStateMachine::ResolveHeldExits(int64_t now_ms, std::vector<Command>& out) {
