@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Configures and builds tony. Usage: scripts/build.sh [default|asan]  (CMake presets)
+# Configures and builds tony. Usage: scripts/build.sh [default|asan|tsan]  (CMake presets)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-default}

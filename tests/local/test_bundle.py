@@ -97,7 +97,7 @@ def test_bundled_tony_runs_where_only_glibc_is_installed(bundle, tmp_path):
     """A root file system with glibc and the loader only (what any Linux node has): the bundled
     tony runs, and the same tony without its bundle cannot even start there."""
     _, unpacked = bundle
-    if any(l.startswith(("libasan", "libubsan")) for l in os.listdir(os.path.join(unpacked, "lib"))):
+    if any(l.startswith(("libasan", "libubsan", "libtsan")) for l in os.listdir(os.path.join(unpacked, "lib"))):
         pytest.skip("the sanitizer runtime reads /proc, which this minimal root has not")
     root = tmp_path / "root"
     (root / "proc").mkdir(parents=True)
