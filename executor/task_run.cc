@@ -81,13 +81,18 @@ void TaskRun::Begin() {
   SendRegister();
 }
 
-void TaskRun::SendRegister() {
+rpc::RegisterTaskRequest TaskRun::RegisterRequest() const {
   rpc::RegisterTaskRequest req;
   *req.mutable_task() = id_.Ref();
   req.set_host(id_.host);
   req.set_port(port_.port());
   if (const ReservedPort* tb = TensorBoardPort()) req.set_tensorboard_port(tb->port());
-  control_.RegisterTask(req, kRpcTimeoutMs, [this](const Status& s) { OnRegistered(s); });
+  return req;
+}
+
+void TaskRun::SendRegister() {
+  control_.RegisterTask(RegisterRequest(), kRpcTimeoutMs,
+                        [this](const Status& s) { OnRegistered(s); });
 }
 
 void TaskRun::OnRegistered(const Status& s) {
@@ -344,14 +349,16 @@ void TaskRun::OnHeartbeat(Result<rpc::HeartbeatResponse> resp) {
     if (resp->stop()) StopTask("stopped by the coordinator", true);
     return;
   }
-  const int64_t loss_ms = spec_.heartbeat_interval_ms * std::max(1, spec_.max_missed_heartbeats);
-  if (now - last_answer_ms_ >= loss_ms) OnCoordinatorLost();
+  if (now - last_answer_ms_ >= LossMs()) OnCoordinatorLost();
+}
+
+int64_t TaskRun::LossMs() const {
+  return spec_.heartbeat_interval_ms * std::max(1, spec_.max_missed_heartbeats);
 }
 
 std::string TaskRun::LossReason() const {
-  const int64_t loss_ms = spec_.heartbeat_interval_ms * std::max(1, spec_.max_missed_heartbeats);
   return "no answer to " + std::to_string(std::max(1, spec_.max_missed_heartbeats)) +
-         " heartbeat(s), " + std::to_string(loss_ms) + " ms (" +
+         " heartbeat(s), " + std::to_string(LossMs()) + " ms (" +
          spec_.KeyAndSource(keys::kTaskMaxMissedHeartbeats) + ", " +
          spec_.KeyAndSource(keys::kTaskHeartbeatIntervalMs) + ")";
 }
@@ -406,12 +413,8 @@ void TaskRun::Reconnect() {
 }
 
 void TaskRun::SendRejoin() {
-  rpc::RegisterTaskRequest req;
-  *req.mutable_task() = id_.Ref();
-  req.set_host(id_.host);
-  req.set_port(port_.port());
+  rpc::RegisterTaskRequest req = RegisterRequest();
   req.set_rejoin(true);
-  if (const ReservedPort* tb = TensorBoardPort()) req.set_tensorboard_port(tb->port());
   int deadline = static_cast<int>(std::max<int64_t>(spec_.heartbeat_interval_ms, 100));
   control_.RegisterTask(req, deadline, [this](const Status& s) { OnRejoined(s); });
 }

@@ -72,6 +72,8 @@ class TaskRun {
  private:
   enum class Phase { kRegistering, kWaitingForSpec, kWaitingUntilReady, kRunning, kReporting };
 
+  // What registering sends: the task, its address, its TensorBoard port (SendRejoin adds `rejoin`).
+  rpc::RegisterTaskRequest RegisterRequest() const;
   void SendRegister();
   void OnRegistered(const Status& s);
   void SendSpecRequest();
@@ -103,6 +105,8 @@ class TaskRun {
   void OnHeartbeatTick();
   void OnHeartbeat(Result<rpc::HeartbeatResponse> resp);
   void OnTokensRenewed(const rpc::HeartbeatResponse& resp);
+  // How long without an answer the coordinator counts as lost (max-missed x interval).
+  int64_t LossMs() const;
   // "no answer to 3 heartbeat(s), 3000 ms (keys...)": why the coordinator counts as lost.
   std::string LossReason() const;
   // The coordinator is lost: ride it out within the reconnect window, or stop the task.
