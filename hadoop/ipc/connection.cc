@@ -337,8 +337,8 @@ Status Connection::Call(std::string_view method, const google::protobuf::Message
                         std::chrono::milliseconds timeout) {
   auto promise = std::make_shared<std::promise<Result<std::string>>>();
   auto future = promise->get_future();
-  int32_t id =
-      AsyncCall(method, request, [promise](Result<std::string> r) { promise->set_value(r); });
+  int32_t id = AsyncCall(method, request,
+                         [promise](Result<std::string> r) { promise->set_value(std::move(r)); });
   if (future.wait_for(timeout) != std::future_status::ready) {
     Cancel(id);
     future.wait();  // Cancel or the reader has now completed it

@@ -134,8 +134,10 @@ std::string EncodeTokenUrlString(const Token& token) {
 }
 
 Result<Token> DecodeTokenUrlString(std::string_view url_string) {
-  const Status bad = InvalidArgument("delegation token: not a URL-safe base64 Writable token");
-  if (url_string.size() > 4 * kMaxFieldBytes / 3 || url_string.size() % 4 == 1) return bad;
+  auto bad = [] {
+    return InvalidArgument("delegation token: not a URL-safe base64 Writable token");
+  };
+  if (url_string.size() > 4 * kMaxFieldBytes / 3 || url_string.size() % 4 == 1) return bad();
   std::string b64(url_string);
   for (char& c : b64) {
     if (c == '-')
@@ -143,7 +145,7 @@ Result<Token> DecodeTokenUrlString(std::string_view url_string) {
     else if (c == '_')
       c = '/';
     else if (c == '+' || c == '/' || c == '=')
-      return bad;
+      return bad();
   }
   size_t pad = (4 - b64.size() % 4) % 4;
   b64.append(pad, '=');
@@ -151,13 +153,13 @@ Result<Token> DecodeTokenUrlString(std::string_view url_string) {
   int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),
                           reinterpret_cast<const unsigned char*>(b64.data()),
                           static_cast<int>(b64.size()));
-  if (n < 0 || static_cast<size_t>(n) < pad) return bad;
+  if (n < 0 || static_cast<size_t>(n) < pad) return bad();
   raw.resize(static_cast<size_t>(n) - pad);
   WritableReader in(raw);
   Token t;
   auto field = [&](std::string* out) -> Status {
     auto r = in.Bytes("token");
-    if (!r.ok()) return bad;
+    if (!r.ok()) return bad();
     *out = std::move(r).value();
     return Status::Ok();
   };
@@ -165,7 +167,7 @@ Result<Token> DecodeTokenUrlString(std::string_view url_string) {
   TONY_RETURN_IF_ERROR(field(&t.password));
   TONY_RETURN_IF_ERROR(field(&t.kind));
   TONY_RETURN_IF_ERROR(field(&t.service));
-  if (!in.at_end()) return bad;
+  if (!in.at_end()) return bad();
   return t;
 }
 
@@ -190,7 +192,10 @@ void AppendWritableVLong(int64_t value, std::string* out) {
 
 bool ReadWritableVLong(std::string_view data, size_t* pos, int64_t* value) {
   if (*pos >= data.size()) return false;
-  auto first = static_cast<int8_t>(data[(*pos)++]);
+  // The first byte is a Java byte, signed: sign-extended from its unsigned value, so no char's
+  // signedness decides it.
+  const int byte = static_cast<uint8_t>(data[(*pos)++]);
+  const int first = byte < 128 ? byte : byte - 256;
   if (first >= -112) {
     *value = first;
     return true;

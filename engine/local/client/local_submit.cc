@@ -176,13 +176,9 @@ class LocalFollower final : public JobFollower {
   bool unresponsive_ = false;
 };
 
-}  // namespace
-
-int SubmitLocally(const SubmitOptions& o, const Configuration& conf, const JobSpec& spec) {
-  auto fail_input = [](const Status& s) {
-    std::cerr << "tony: error: " << s.message() << "\n";
-    return kExitBadInput;
-  };
+// Warns of the settings the local engine cannot honour, then refuses a job that does not fit
+// this machine, before anything is written.
+Status CheckLocalJob(const Configuration& conf, const JobSpec& spec) {
   if (spec.docker_enabled) {
     std::cerr << "tony: warning: " << keys::kDockerEnabled
               << " is true, but the local engine runs every task as a plain process here, not in "
@@ -194,33 +190,28 @@ int SubmitLocally(const SubmitOptions& o, const Configuration& conf, const JobSp
                  "localizes it into the AM's container)\n";
   }
   engine::MachineCapacity capacity = engine::DetectCapacity(spec);
-  Status s = engine::CheckFitsLocally(spec, conf, capacity);
-  if (!s.ok()) return fail_input(s);
+  TONY_RETURN_IF_ERROR(engine::CheckFitsLocally(spec, conf, capacity));
   if (auto w = engine::OversubscriptionWarning(spec, capacity)) {
     std::cerr << "tony: warning: " << *w << "\n";
   }
+  return Status::Ok();
+}
 
-  std::string job_id = history::NewJobId();
-  history::JobPaths paths(history::JobsRoot() + "/" + job_id);
-  std::string secret = RandomHex(32);
-  s = MakeNewPrivateDir(paths.root);
-  if (s.ok()) s = WriteFileAtomic(paths.FinalConf(), conf.ToXml());
-  if (s.ok()) s = rpc::WriteJobSpecFile(paths.SpecFile(), spec);
-  if (s.ok()) s = StageJobFiles(o, paths);
-  if (s.ok()) s = StageLocalResources(spec, paths);
-  if (!s.ok()) {
-    std::cerr << "tony: error: staging job " << job_id << ": " << s.message() << "\n";
-    WarnIfFailed(RemoveAll(paths.root), "the job dir of " + job_id + " is left");
-    return kExitBadInput;
-  }
-  std::cout << "tony: job " << job_id << " on the local engine (" << spec.framework << ", "
-            << spec.TotalInstances() << " tasks)\n"
-            << "tony: job dir " << paths.root << "\n";
-  if (o.debug) std::cout << "tony: --debug: the staged job is kept in " << paths.Staging() << "\n";
-  std::cout << std::flush;
+// The new job dir: the configuration as run, the job spec, and the staged job files and
+// resources.
+Status WriteJobDir(const SubmitOptions& o, const Configuration& conf, const JobSpec& spec,
+                   const history::JobPaths& paths) {
+  TONY_RETURN_IF_ERROR(MakeNewPrivateDir(paths.root));
+  TONY_RETURN_IF_ERROR(WriteFileAtomic(paths.FinalConf(), conf.ToXml()));
+  TONY_RETURN_IF_ERROR(rpc::WriteJobSpecFile(paths.SpecFile(), spec));
+  TONY_RETURN_IF_ERROR(StageJobFiles(o, paths));
+  return StageLocalResources(spec, paths);
+}
 
-  InstallInterruptHandlers();
-
+// Starts the coordinator of the written job dir, follows the job to its end and reaps the
+// coordinator; the job's exit code.
+int RunLocalJob(const SubmitOptions& o, const JobSpec& spec, const history::JobPaths& paths,
+                const std::string& secret) {
   auto started = StartCoordinator(o, paths, secret);
   if (!started.ok()) {
     std::cerr << "tony: error: " << started.status().message() << "\n";
@@ -253,6 +244,32 @@ int SubmitLocally(const SubmitOptions& o, const Configuration& conf, const JobSp
   std::cout << RenderSummary(final_status) << std::flush;
   if (o.debug) std::cout << "tony: --debug: the staged job is in " << paths.Staging() << "\n";
   return Succeeded(final_status) ? kExitSucceeded : kExitJobFailed;
+}
+
+}  // namespace
+
+int SubmitLocally(const SubmitOptions& o, const Configuration& conf, const JobSpec& spec) {
+  Status s = CheckLocalJob(conf, spec);
+  if (!s.ok()) {
+    std::cerr << "tony: error: " << s.message() << "\n";
+    return kExitBadInput;
+  }
+  std::string job_id = history::NewJobId();
+  history::JobPaths paths(history::JobsRoot() + "/" + job_id);
+  std::string secret = RandomHex(32);
+  s = WriteJobDir(o, conf, spec, paths);
+  if (!s.ok()) {
+    std::cerr << "tony: error: staging job " << job_id << ": " << s.message() << "\n";
+    WarnIfFailed(RemoveAll(paths.root), "the job dir of " + job_id + " is left");
+    return kExitBadInput;
+  }
+  std::cout << "tony: job " << job_id << " on the local engine (" << spec.framework << ", "
+            << spec.TotalInstances() << " tasks)\n"
+            << "tony: job dir " << paths.root << "\n";
+  if (o.debug) std::cout << "tony: --debug: the staged job is kept in " << paths.Staging() << "\n";
+  std::cout << std::flush;
+  InstallInterruptHandlers();
+  return RunLocalJob(o, spec, paths, secret);
 }
 
 namespace {
