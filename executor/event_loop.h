@@ -1,12 +1,14 @@
-// EventLoop: the executor's one loop (docs/architecture.md §4.3). An epoll set over
+// EventLoop: the executor's one loop (docs/architecture.md §4.3), an asio::io_context as the
+// coordinator's is, run on the thread that calls Run(), with
 //  - a signalfd for the signals the executor handles (SIGTERM, SIGINT, SIGHUP, SIGCHLD), which
 //    BlockLoopSignals() blocks in every thread before any thread starts (Spawn unblocks them in
-//    the child before exec),
-//  - one timerfd per Timer (common/timer.h, the coordinator's abstraction: EventLoop is the
-//    executor's TimeSource) behind each LoopTimer (heartbeat cadence, grace period, retry
-//    backoffs, timeouts),
-//  - an eventfd through which other threads (the gRPC completion queue's, a readiness wait) Post
-//    closures that then run on the loop.
+//    the child before exec), watched as an asio descriptor. A signalfd rather than
+//    asio::signal_set: a handler-based signal would reach whichever thread has it unblocked (gRPC's
+//    threads, a readiness wait), while a blocked signal waits in the fd for the loop;
+//  - the coordinator's timers (common/timer.h's AsioTimeSource, steady_timers on the context)
+//    behind each LoopTimer (heartbeat cadence, grace period, retry backoffs, timeouts);
+//  - asio::post for the closures other threads (the gRPC completion queue's, a readiness wait)
+//    hand to the loop.
 // Nothing on the loop sleeps; handlers run one at a time on the thread that calls Run().
 //
 // The executor's parts (TaskRun, UserProcesses, ResultReporter, StallWatch, ControlPlane) see
@@ -15,17 +17,15 @@
 // with simulated time (common/sim_time.h).
 //
 // Thread-safety: Post() may be called from any thread; everything else only from the loop's
-// thread. Owns its fds; Timers must not outlive their loop.
+// thread. Owns its signalfd; Timers must not outlive their loop.
 #pragma once
 
 #include <signal.h>
 
+#include <asio.hpp>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 
 #include "common/status.h"
 #include "common/timer.h"
@@ -47,10 +47,9 @@ class ExecutorLoop : public TimeSource {
   virtual void Quit(int code) = 0;
 };
 
-// A one-shot or periodic timer on a TimeSource's Timer (on EventLoop, a timerfd). Re-arming
-// replaces the previous arming. A periodic timer keeps its schedule: when the loop was late by
-// more than a period, the beats missed are skipped rather than fired in a burst, as a periodic
-// timerfd's are.
+// A one-shot or periodic timer on a TimeSource's Timer (on EventLoop, an asio steady_timer).
+// Re-arming replaces the previous arming. A periodic timer keeps its schedule: when the loop was
+// late by more than a period, the beats missed are skipped rather than fired in a burst.
 class LoopTimer {
  public:
   LoopTimer(TimeSource& time, std::function<void()> on_fire);
@@ -73,13 +72,13 @@ class LoopTimer {
 
 class EventLoop final : public ExecutorLoop {
  public:
-  // Creates the epoll set, the signalfd (for the signals BlockLoopSignals blocks) and the eventfd.
+  // Creates the signalfd (for the signals BlockLoopSignals blocks) and starts watching it.
   static Result<std::unique_ptr<EventLoop>> Create(std::function<void(int signal)> on_signal);
-  ~EventLoop() override;
+  ~EventLoop() override = default;
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
 
-  // SystemClock(); timers on timerfds.
+  // SystemClock(); timers are steady_timers on the loop's context.
   const Clock& clock() const override;
   std::unique_ptr<Timer> NewTimer() override;
 
@@ -89,24 +88,18 @@ class EventLoop final : public ExecutorLoop {
   int Run();
   void Quit(int code) override;
 
-  // Calls `on_ready` whenever `fd` is readable (level-triggered); Unwatch before closing it.
-  void Watch(int fd, std::function<void()> on_ready);
-  void Unwatch(int fd);
-
  private:
-  class FdTimer;
-  EventLoop() = default;
+  explicit EventLoop(std::function<void(int)> on_signal);
+  void AwaitSignals();
   void DrainSignals();
-  void DrainPosted();
 
-  int epoll_fd_ = -1;
-  int signal_fd_ = -1;
-  int event_fd_ = -1;
+  // Declared first, destroyed last: the handlers still queued on it (posted closures, timer and
+  // signal waits) are destroyed with it, never run.
+  asio::io_context io_;
+  AsioTimeSource time_{io_};
+  asio::posix::stream_descriptor signal_fd_{io_};  // owns the signalfd
   std::function<void(int)> on_signal_;
-  std::map<int, std::function<void()>> watched_;
-  std::mutex posted_mu_;
-  std::deque<std::function<void()>> posted_;  // guarded by posted_mu_
-  bool quit_ = false;
+  bool quit_ = false;  // the loop's thread only
   int exit_code_ = 0;
 };
 

@@ -3,6 +3,7 @@
 // to SIGKILL after the grace period on a timer.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -159,6 +160,38 @@ TEST(EventLoopTest, PostedClosuresRunOnTheLoopInOrder) {
   EXPECT_EQ((*loop)->Run(), 5);
   other.join();
   EXPECT_EQ(seen, (std::vector<int>{0, 1, 2}));
+}
+
+TEST(EventLoopTest, ClosuresStillQueuedWhenTheLoopQuitsNeverRun) {
+  BlockLoopSignals();
+  auto loop = EventLoop::Create([](int) {});
+  ASSERT_TRUE(loop.ok());
+  bool ran_after_quit = false;
+  (*loop)->Post([&] { (*loop)->Quit(2); });
+  (*loop)->Post([&] { ran_after_quit = true; });
+  EXPECT_EQ((*loop)->Run(), 2);
+  EXPECT_FALSE(ran_after_quit);
+}
+
+TEST(EventLoopTest, ABlockedSignalReachesTheLoopsHandlerOnTheLoopsThread) {
+  BlockLoopSignals();
+  std::vector<int> seen;
+  std::thread::id handled_on;
+  EventLoop* raw = nullptr;
+  auto loop = EventLoop::Create([&](int sig) {
+    seen.push_back(sig);
+    handled_on = std::this_thread::get_id();
+    raw->Quit(0);
+  });
+  ASSERT_TRUE(loop.ok());
+  raw = loop->get();
+  LoopTimer bound(**loop, [&] { raw->Quit(1); });  // fails the test instead of hanging
+  bound.Arm(10'000);
+  // Sent to the process while every thread has it blocked: it waits in the signalfd.
+  ASSERT_EQ(::kill(::getpid(), SIGHUP), 0);
+  EXPECT_EQ((*loop)->Run(), 0);
+  EXPECT_EQ(seen, std::vector<int>{SIGHUP});
+  EXPECT_EQ(handled_on, std::this_thread::get_id());
 }
 
 }  // namespace
