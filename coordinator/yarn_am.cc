@@ -2,11 +2,14 @@
 // ApplicationMaster container, set up from what the client put into the AM's launch context
 // (engine/yarn_contract.h) and the credentials file the NodeManager wrote for it.
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <optional>
 
 #include "common/files.h"
 #include "common/log.h"
 #include "common/strings.h"
+#include "config/key_names.h"
 #include "coordinator/am_main.h"
 #include "engine/yarn/yarn_engine.h"
 #include "hadoop/hdfs/webhdfs.h"
@@ -71,7 +74,101 @@ Result<engine::TokenRenewalOptions> TokenRenewalFromKeytab(
   return renewal;
 }
 
-Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
+// How the AM reaches the staging HDFS: its NameNodes, user, token and WebHDFS settings.
+struct StagingHdfs {
+  std::string namenode_http;
+  std::string user;
+  std::optional<hadoop::security::Token> token;
+  hadoop::hdfs::WebHdfsOptions web;
+
+  std::unique_ptr<hadoop::hdfs::WebHdfs> Connect() const {
+    auto fs = std::make_unique<hadoop::hdfs::WebHdfs>(namenode_http, user, web);
+    if (token) fs->UseDelegationToken(hadoop::security::EncodeTokenUrlString(*token));
+    return fs;
+  }
+};
+
+// The job's TonY history on the cluster's HDFS, through WebHDFS with the staging token.
+class WebHdfsHistoryFs final : public history::HistoryFs {
+ public:
+  WebHdfsHistoryFs(std::string default_fs, const StagingHdfs& staging)
+      : default_fs_(std::move(default_fs)), fs_(staging.Connect()) {}
+  std::string Describe() const override { return default_fs_; }
+  Status MakeDirs(const std::string& path) override { return fs_->Mkdirs(path, "770"); }
+  Status Create(const std::string& path, const std::string& data) override {
+    return fs_->Create(path, data, "640");
+  }
+  Status Append(const std::string& path, const std::string& data) override {
+    return fs_->Append(path, data);
+  }
+  Status Rename(const std::string& from, const std::string& to) override {
+    return fs_->Rename(from, to);
+  }
+
+ private:
+  std::string default_fs_;
+  std::unique_ptr<hadoop::hdfs::WebHdfs> fs_;
+};
+
+// A tony.history.* value's path on the cluster's HDFS, as TonY resolves it against fs.defaultFS:
+// a plain path, hdfs:///path and hdfs://<fs.defaultFS's authority>/path. nullopt for file://
+// (the AM's own machine, written as on the local engine); an error naming the key for another
+// file system.
+Result<std::optional<std::string>> HdfsHistoryPath(const std::string& value, const char* key,
+                                                   const std::string& default_fs) {
+  if (StartsWith(value, "file://")) return std::optional<std::string>();
+  std::string path = value;
+  if (StartsWith(value, "hdfs://")) {
+    std::string rest = value.substr(std::strlen("hdfs://"));
+    size_t slash = rest.find('/');
+    std::string authority = rest.substr(0, slash);
+    path = slash == std::string::npos ? "/" : rest.substr(slash);
+    if (!authority.empty() && "hdfs://" + authority != default_fs) {
+      return InvalidArgument(std::string(key) + "=" + value +
+                             ": tony writes the history on the cluster's default file system "
+                             "only (fs.defaultFS = " +
+                             (default_fs.empty() ? std::string("unset") : default_fs) +
+                             "), or on the AM's machine with file://");
+    }
+  } else if (value.find("://") != std::string::npos) {
+    return InvalidArgument(std::string(key) + "=" + value +
+                           ": tony writes the history on HDFS (hdfs://) or with file:// only");
+  }
+  if (path.empty() || path[0] != '/') {
+    return InvalidArgument(std::string(key) + "=" + value + ": not an absolute path");
+  }
+  if (default_fs.empty() || !StartsWith(default_fs, "hdfs://")) {
+    return FailedPrecondition(std::string(key) + "=" + value +
+                              ": the client sent no hdfs:// fs.defaultFS to write it on");
+  }
+  return std::optional<std::string>(path);
+}
+
+// Points the history at HDFS when tony.history.* say so. An error leaves the options as they were
+// with `error` set: the coordinator reports it as the history's and the job runs on without it.
+void PlaceHistory(const StagingHdfs& staging, const std::string& job_dir,
+                  history::TonyHistoryOptions* o) {
+  const std::string default_fs = Env(engine::kDefaultFsEnv);
+  auto intermediate = HdfsHistoryPath(o->intermediate, keys::kHistoryIntermediate, default_fs);
+  auto finished = HdfsHistoryPath(o->finished, keys::kHistoryFinished, default_fs);
+  if (!intermediate.ok() || !finished.ok()) {
+    o->error = (!intermediate.ok() ? intermediate.status() : finished.status()).message();
+    return;
+  }
+  if (intermediate->has_value() != finished->has_value()) {
+    o->error = std::string(keys::kHistoryIntermediate) + "=" + o->intermediate + " and " +
+               keys::kHistoryFinished + "=" + o->finished +
+               ": both on HDFS or both file://, as the job's directory moves from one to the other";
+    return;
+  }
+  if (!intermediate->has_value()) return;  // file://: on this machine
+  o->intermediate = **intermediate;
+  o->finished = **finished;
+  o->fs = std::make_shared<WebHdfsHistoryFs>(default_fs, staging);
+  o->scratch = JoinPath(job_dir, "tony-history");
+}
+
+Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir, StagingHdfs* staging) {
   engine::YarnEngineOptions yarn;
   yarn.scheduler_address = Env(engine::kSchedulerAddressEnv);
   yarn.rm_failover = hadoop::ParseFailoverPolicy(Env(engine::kRmFailoverEnv));
@@ -118,6 +215,10 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
   if (yarn.scheduler_address.empty()) {
     return FailedPrecondition(std::string(engine::kSchedulerAddressEnv) + " is not set");
   }
+  staging->namenode_http = Env(engine::kStagingNameNodeEnv);
+  staging->user = Env(engine::kStagingUserEnv);
+  staging->token = hdfs_token;
+  staging->web = web;
   yarn.after_unregister = [staging = Env(engine::kStagingDirEnv),
                            namenode = Env(engine::kStagingNameNodeEnv),
                            user = Env(engine::kStagingUserEnv), hdfs_token, web] {
@@ -129,9 +230,12 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir) {
 }  // namespace
 
 Result<EngineSetup> SetUpYarnEngine(const AmInputs& inputs, CoordinatorOptions defaults) {
-  TONY_ASSIGN_OR_RETURN(engine::YarnEngineOptions yarn, YarnOptions(inputs.job_dir));
+  StagingHdfs staging;
+  TONY_ASSIGN_OR_RETURN(engine::YarnEngineOptions yarn, YarnOptions(inputs.job_dir, &staging));
   EngineSetup setup;
   setup.options = std::move(defaults);
+  if (setup.options.tony_history)
+    PlaceHistory(staging, inputs.job_dir, &*setup.options.tony_history);
   setup.options.job_id = Env("TONY_JOB_ID", "tony-yarn-job");
   setup.options.bind_host = "0.0.0.0";   // executors and the client reach it across the cluster
   setup.options.status_endpoint = true;  // the tracking URL: `tony status` from anywhere

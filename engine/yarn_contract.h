@@ -43,6 +43,9 @@ inline constexpr char kWebProxyEnv[] = "TONY_YARN_WEB_PROXY";
 inline constexpr char kStagingDirEnv[] = "TONY_YARN_STAGING_DIR";
 inline constexpr char kStagingNameNodeEnv[] = "TONY_YARN_STAGING_NAMENODE_HTTP";
 inline constexpr char kStagingUserEnv[] = "TONY_YARN_STAGING_USER";
+// The client's fs.defaultFS (hdfs://authority): tony.history.* paths without a scheme, or on that
+// authority, are written to this HDFS through the staging NameNodes (coordinator/yarn_am.cc).
+inline constexpr char kDefaultFsEnv[] = "TONY_YARN_DEFAULT_FS";
 // WebHDFS over https (dfs.http.policy=HTTPS_ONLY: "true", else unset), the DataNode hosts it may
 // be redirected to (tony.application.webhdfs.datanode-hosts, comma-separated; unset: any), and
 // the CAs it trusts: the PEM text, as the secret key hadoop::hdfs::kTrustAlias of the AM's

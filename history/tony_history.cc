@@ -101,8 +101,10 @@ Status MakeHistoryDir(const std::string& path) {
 Result<std::string> LocalPath(const std::string& value, const std::string& key) {
   if (StartsWith(value, "file://")) return value.substr(std::strlen("file://"));
   if (value.find("://") != std::string::npos) {
-    return InvalidArgument(key + "=" + value +
-                           ": tony writes history to local paths (or file://) only so far");
+    return InvalidArgument(
+        key + "=" + value +
+        ": on the local engine tony writes the history to a local path (or file://); on YARN, "
+        "to the cluster's default file system");
   }
   return value;
 }
@@ -221,27 +223,48 @@ TonyHistoryWriter::~TonyHistoryWriter() = default;
 
 Result<std::unique_ptr<TonyHistoryWriter>> TonyHistoryWriter::Start(TonyHistoryOptions options,
                                                                     int64_t started_ms) {
-  TONY_ASSIGN_OR_RETURN(options.intermediate,
-                        LocalPath(options.intermediate, keys::kHistoryIntermediate));
-  TONY_ASSIGN_OR_RETURN(options.finished, LocalPath(options.finished, keys::kHistoryFinished));
+  if (!options.error.empty()) return InvalidArgument(options.error);
+  if (options.fs == nullptr) {
+    TONY_ASSIGN_OR_RETURN(options.intermediate,
+                          LocalPath(options.intermediate, keys::kHistoryIntermediate));
+    TONY_ASSIGN_OR_RETURN(options.finished, LocalPath(options.finished, keys::kHistoryFinished));
+  }
   std::unique_ptr<TonyHistoryWriter> w(new TonyHistoryWriter(std::move(options), started_ms));
   TONY_RETURN_IF_ERROR(w->Open());
   return w;
 }
 
+std::string TonyHistoryWriter::job_dir() const {
+  return options_.fs ? options_.fs->Describe() + job_dir_ : job_dir_;
+}
+
+std::string TonyHistoryWriter::events_path() const {
+  return options_.fs ? options_.fs->Describe() + events_path_ : events_path_;
+}
+
 Status TonyHistoryWriter::Open() {
-  // The location itself is made when missing (its parent must exist), then intermediate/.
-  if (std::string parent = Parent(options_.intermediate); !parent.empty() && !IsDirectory(parent)) {
-    TONY_RETURN_IF_ERROR(MakeHistoryDir(parent));
+  std::string local_dir;  // where this process writes: the job's dir, or its scratch copy
+  if (options_.fs != nullptr) {
+    TONY_RETURN_IF_ERROR(MakeHistoryDir(options_.scratch));
+    local_dir = JoinPath(options_.scratch, options_.app_id);
+  } else {
+    // The location itself is made when missing (its parent must exist), then intermediate/.
+    if (std::string parent = Parent(options_.intermediate);
+        !parent.empty() && !IsDirectory(parent)) {
+      TONY_RETURN_IF_ERROR(MakeHistoryDir(parent));
+    }
+    TONY_RETURN_IF_ERROR(MakeHistoryDir(options_.intermediate));
+    local_dir = JoinPath(options_.intermediate, options_.app_id);
   }
-  TONY_RETURN_IF_ERROR(MakeHistoryDir(options_.intermediate));
   job_dir_ = JoinPath(options_.intermediate, options_.app_id);
-  TONY_RETURN_IF_ERROR(MakeHistoryDir(job_dir_));
+  TONY_RETURN_IF_ERROR(MakeHistoryDir(local_dir));
   if (!options_.final_conf.empty()) {
-    TONY_RETURN_IF_ERROR(CopyFile(options_.final_conf, JoinPath(job_dir_, "tony-final.xml")));
+    TONY_RETURN_IF_ERROR(CopyFile(options_.final_conf, JoinPath(local_dir, "tony-final.xml")));
   }
-  events_path_ = JoinPath(job_dir_, options_.app_id + "-" + std::to_string(started_ms_) + "-" +
-                                        options_.user + ".jhist.inprogress");
+  const std::string name = options_.app_id + "-" + std::to_string(started_ms_) + "-" +
+                           options_.user + ".jhist.inprogress";
+  events_path_ = JoinPath(job_dir_, name);
+  local_events_ = JoinPath(local_dir, name);
 
   auto avro = std::make_unique<Avro>();
   if (avro_schema_from_json_length(kEventSchema, sizeof(kEventSchema) - 1, &avro->schema) != 0) {
@@ -249,27 +272,93 @@ Status TonyHistoryWriter::Open() {
   }
   avro->iface = avro_generic_class_from_schema(avro->schema);
   if (avro->iface == nullptr || avro_generic_value_new(avro->iface, &avro->value) != 0) {
-    return AvroError("cannot build an event for", events_path_);
+    return AvroError("cannot build an event for", local_events_);
   }
   avro->has_value = true;
-  int fd = ::open(events_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kFileMode);
-  if (fd < 0) return Errno("create", events_path_, errno);
+  int fd = ::open(local_events_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kFileMode);
+  if (fd < 0) return Errno("create", local_events_, errno);
   FILE* fp = ::fdopen(fd, "wb");
   if (fp == nullptr) {
     int err = errno;
     ::close(fd);
-    return Errno("open", events_path_, err);
+    return Errno("open", local_events_, err);
   }
   // should_close: the writer owns fp from here on, also when creating it fails.
-  if (avro_file_writer_create_with_codec_fp(fp, events_path_.c_str(), 1, avro->schema,
+  if (avro_file_writer_create_with_codec_fp(fp, local_events_.c_str(), 1, avro->schema,
                                             &avro->writer, "null", kBlockBytes) != 0) {
     avro->writer = nullptr;
-    return AvroError("cannot start the Avro file", events_path_);
+    return AvroError("cannot start the Avro file", local_events_);
   }
   // The header goes out now: a reader of a job that has no event yet still opens the file.
-  if (avro_file_writer_flush(avro->writer) != 0) return AvroError("cannot write", events_path_);
+  if (avro_file_writer_flush(avro->writer) != 0) return AvroError("cannot write", local_events_);
   avro_ = std::move(avro);
+  if (options_.fs != nullptr) return StartMirror();
   return Status::Ok();
+}
+
+// The directory, tony-final.xml and the events file so far (its header), queued in that order.
+Status TonyHistoryWriter::StartMirror() {
+  mirror_ = std::make_unique<HistoryMirror>(options_.fs);
+  mirror_->Queue("create " + job_dir_,
+                 [dir = job_dir_](HistoryFs& fs) { return fs.MakeDirs(dir); });
+  if (!options_.final_conf.empty()) {
+    TONY_ASSIGN_OR_RETURN(std::string conf, ReadFile(options_.final_conf));
+    std::string path = JoinPath(job_dir_, "tony-final.xml");
+    mirror_->Queue("write " + path,
+                   [path, conf = std::move(conf)](HistoryFs& fs) { return fs.Create(path, conf); });
+  }
+  return MirrorNewBytes();
+}
+
+Status TonyHistoryWriter::MirrorNewBytes() {
+  TONY_RETURN_IF_ERROR(mirror_->error());
+  std::FILE* f = std::fopen(local_events_.c_str(), "rb");
+  if (f == nullptr) return Errno("read", local_events_, errno);
+  std::string bytes;
+  char buf[64 * 1024];
+  bool read_ok = std::fseek(f, static_cast<long>(mirrored_bytes_), SEEK_SET) == 0;
+  while (read_ok) {
+    size_t n = std::fread(buf, 1, sizeof buf, f);
+    bytes.append(buf, n);
+    if (n < sizeof buf) {
+      read_ok = std::ferror(f) == 0;
+      break;
+    }
+  }
+  std::fclose(f);
+  if (!read_ok) return Unavailable("cannot read " + local_events_);
+  const bool first = mirrored_bytes_ == 0;
+  mirrored_bytes_ += static_cast<int64_t>(bytes.size());
+  if (first) {
+    mirror_->Queue("write " + events_path_, [path = events_path_, bytes = std::move(bytes)](
+                                                HistoryFs& fs) { return fs.Create(path, bytes); });
+  } else if (!bytes.empty()) {
+    mirror_->Queue("append to " + events_path_,
+                   [path = events_path_, bytes = std::move(bytes)](HistoryFs& fs) {
+                     return fs.Append(path, bytes);
+                   });
+  }
+  return Status::Ok();
+}
+
+// The rest of the events, the final name, then the move into finished/; waits for all of it.
+Result<std::string> TonyHistoryWriter::FinishMirror(int64_t completed_ms, const std::string& name) {
+  TONY_RETURN_IF_ERROR(MirrorNewBytes());
+  const std::string final_events = JoinPath(job_dir_, name);
+  mirror_->Queue(
+      "rename " + events_path_ + " to " + name,
+      [from = events_path_, to = final_events](HistoryFs& fs) { return fs.Rename(from, to); });
+  TONY_ASSIGN_OR_RETURN(std::string date, FinishedDatePath(completed_ms, options_.timezone));
+  const std::string date_dir = JoinPath(options_.finished, date);
+  mirror_->Queue("create " + date_dir, [date_dir](HistoryFs& fs) { return fs.MakeDirs(date_dir); });
+  const std::string finished_dir = JoinPath(date_dir, options_.app_id);
+  mirror_->Queue(
+      "move " + job_dir_ + " to " + finished_dir,
+      [from = job_dir_, to = finished_dir](HistoryFs& fs) { return fs.Rename(from, to); });
+  TONY_RETURN_IF_ERROR(mirror_->Drain(options_.finish_timeout_ms));
+  job_dir_ = finished_dir;
+  events_path_ = JoinPath(finished_dir, name);
+  return events_path();
 }
 
 namespace {
@@ -360,7 +449,8 @@ Status TonyHistoryWriter::Append(int branch, int64_t timestamp_ms, Fill&& fill) 
     return AvroError("cannot append an event to", events_path_);
   }
   // Each event is its own block, on disk before the next: a running job's file is readable.
-  if (avro_file_writer_flush(avro_->writer) != 0) return AvroError("cannot write", events_path_);
+  if (avro_file_writer_flush(avro_->writer) != 0) return AvroError("cannot write", local_events_);
+  if (mirror_ != nullptr) return MirrorNewBytes();
   return Status::Ok();
 }
 
@@ -417,9 +507,10 @@ Result<std::string> TonyHistoryWriter::Finish(int64_t completed_ms, const std::s
   int closed = avro_file_writer_close(avro_->writer);
   avro_->writer = nullptr;
   avro_.reset();
-  if (closed != 0) return AvroError("cannot close", events_path_);
+  if (closed != 0) return AvroError("cannot close", local_events_);
   std::string name = options_.app_id + "-" + std::to_string(started_ms_) + "-" +
                      std::to_string(completed_ms) + "-" + options_.user + "-" + status + ".jhist";
+  if (mirror_ != nullptr) return FinishMirror(completed_ms, name);
   std::string final_events = JoinPath(job_dir_, name);
   if (::rename(events_path_.c_str(), final_events.c_str()) != 0) {
     return Unavailable("cannot rename " + events_path_ + " to " + name + ": " +

@@ -13,8 +13,12 @@
 // TaskStarted, TaskFinished, timestamp}. Each event is flushed as its own block, so a reader of the
 // .inprogress file sees every event written so far.
 //
-// Only local paths (plain or file://) are written so far; a location on another file system is
-// an error that names it (the job runs on without its history).
+// A location on the coordinator's machine (a plain path or file://) is written in place. On YARN
+// a location on the cluster's HDFS is written through a HistoryFs (history/history_fs.h): the
+// events file is written under a local scratch dir as above, and every step is mirrored to HDFS
+// off the coordinator's loop (the directories, tony-final.xml, each event's bytes appended, the
+// renames at the end), so TonY's readers see the same layout there, growing as the job runs.
+// Any other location is an error that names it (the job runs on without its history).
 //
 // Thread-safety: none; the coordinator calls it on its loop.
 #pragma once
@@ -25,6 +29,7 @@
 
 #include "common/status.h"
 #include "config/job_spec.h"
+#include "history/history_fs.h"
 
 namespace tony::history {
 
@@ -37,6 +42,14 @@ struct TonyHistoryOptions {
   std::string host;          // where the coordinator runs (ApplicationInited.host)
   std::string container_id;  // the coordinator's container; "" (null) on the local engine
   std::string final_conf;    // the tony-final.xml to copy next to the events
+  // Set: intermediate and finished are paths of this file system, and the events file is written
+  // under `scratch` (a local dir) and mirrored there.
+  std::shared_ptr<HistoryFs> fs;
+  std::string scratch;
+  int64_t finish_timeout_ms = 60'000;  // how long Finish waits for `fs` to take the rest
+  // Set by the engine when the location cannot be written (why, naming the key): Start fails with
+  // it.
+  std::string error;
 };
 
 // The job id as TonY's history names it. TonY's readers split the file name on '-' (appId,
@@ -86,22 +99,31 @@ class TonyHistoryWriter {
   // Returns the final .jhist path. Called once; later events are errors.
   Result<std::string> Finish(int64_t completed_ms, const std::string& status);
 
-  const std::string& job_dir() const { return job_dir_; }
-  const std::string& events_path() const { return events_path_; }
+  // Where the job's directory and events are, as a user would look for them (on `fs`, prefixed
+  // with its Describe(), when set).
+  std::string job_dir() const;
+  std::string events_path() const;
 
  private:
   struct Avro;
   TonyHistoryWriter(TonyHistoryOptions options, int64_t started_ms);
   Status Open();
+  Status StartMirror();
+  // Queues the events file's bytes written since the last call (mirror only).
+  Status MirrorNewBytes();
+  Result<std::string> FinishMirror(int64_t completed_ms, const std::string& name);
   // Appends the Event whose union branch `branch` was filled by `fill`.
   template <typename Fill>
   Status Append(int branch, int64_t timestamp_ms, Fill&& fill);
 
   TonyHistoryOptions options_;
   int64_t started_ms_;
-  std::string job_dir_;      // intermediate/<appId>
-  std::string events_path_;  // the .inprogress file
+  std::string job_dir_;       // intermediate/<appId> (on fs when set)
+  std::string events_path_;   // the .inprogress file (on fs when set)
+  std::string local_events_;  // the file the events are written to: events_path_ or a scratch copy
   std::unique_ptr<Avro> avro_;
+  std::unique_ptr<HistoryMirror> mirror_;
+  int64_t mirrored_bytes_ = 0;
 };
 
 }  // namespace tony::history

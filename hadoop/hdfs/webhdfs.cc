@@ -162,9 +162,11 @@ Result<Reply> Exchange(const std::string& method, const std::string& url, Body* 
   }
   curl_slist* headers = curl_slist_append(nullptr, "Expect:");
   for (const auto& h : extra_headers) headers = curl_slist_append(headers, h.c_str());
-  if (method == "PUT") {
+  if (method == "PUT" || (method == "POST" && body != nullptr)) {
     headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
     curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    // An upload is a PUT to libcurl; APPEND's DataNode step is a POST with the bytes.
+    if (method == "POST") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "POST");
     curl_easy_setopt(c, CURLOPT_READFUNCTION, ReadBody);
     static Body empty;
     curl_easy_setopt(c, CURLOPT_READDATA, body != nullptr ? body : &empty);
@@ -502,6 +504,43 @@ Status WebHdfs::CreateImpl(const std::string& path, const std::string* data,
   TONY_ASSIGN_OR_RETURN(
       Reply w, Exchange("PUT", r.location, &body, size, false, kMaxJsonReplyBytes, options_.trust));
   if (w.code != 201) return ErrorFromReply(w.code, w.body, what + " (DataNode)");
+  return Status::Ok();
+}
+
+Status WebHdfs::Append(const std::string& path, const std::string& data) {
+  std::string what = "WebHDFS APPEND " + path;
+  // Step 1: the NameNode names a DataNode (§6), as for CREATE.
+  TONY_ASSIGN_OR_RETURN(
+      Reply r, NameNodeExchange(
+                   namenodes_, active_, "POST",
+                   [&](auto& nn) { return Url(nn, path, "op=APPEND"); }, spnego_, options_.trust));
+  if (r.code != 307 || r.location.empty()) return ErrorFromReply(r.code, r.body, what);
+  TONY_RETURN_IF_ERROR(
+      CheckDataNodeRedirect(r.location, options_.https, options_.datanode_hosts, r.namenode)
+          .WithContext(what));
+  // Step 2: the bytes go to the DataNode.
+  Body body;
+  body.data = &data;
+  TONY_ASSIGN_OR_RETURN(
+      Reply w, Exchange("POST", r.location, &body, static_cast<int64_t>(data.size()), false,
+                        kMaxJsonReplyBytes, options_.trust));
+  if (w.code != 200) return ErrorFromReply(w.code, w.body, what + " (DataNode)");
+  return Status::Ok();
+}
+
+Status WebHdfs::Rename(const std::string& from, const std::string& to) {
+  std::string what = "WebHDFS RENAME " + from + " to " + to;
+  TONY_ASSIGN_OR_RETURN(
+      Reply r, NameNodeExchange(
+                   namenodes_, active_, "PUT",
+                   [&](auto& nn) { return Url(nn, from, "op=RENAME&destination=" + Escape(to)); },
+                   spnego_, options_.trust));
+  if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
+  TONY_ASSIGN_OR_RETURN(bool renamed, ParseBooleanReply(r.body, what));
+  if (!renamed) {
+    return FailedPrecondition(what + ": the NameNode refused (the target exists, or its parent " +
+                              "or the source does not)");
+  }
   return Status::Ok();
 }
 

@@ -106,6 +106,11 @@ class WebHdfs {
                 const std::string& permission = "644");
   Status CreateFromFile(const std::string& path, const std::string& local_path,
                         const std::string& permission = "644");
+  // Two-step APPEND: the bytes go to the end of an existing file.
+  Status Append(const std::string& path, const std::string& data);
+  // RENAME of a file or directory; an error when the NameNode refuses (`to` exists, its parent
+  // does not).
+  Status Rename(const std::string& from, const std::string& to);
   Result<FileStatus> GetFileStatus(const std::string& path);
   // The whole file, at most kMaxOpenBytes.
   Result<std::string> Open(const std::string& path);

@@ -3,19 +3,12 @@ read back by TonY's own generated classes (tony-core 0.4.7's com.linkedin.tony.e
 Avro's SpecificDatumReader, as the portal does) while the job runs and after it ended, and a
 location that cannot be written warning without failing the job."""
 import glob
-import json
 import os
 import re
-import shutil
-import subprocess
-
-import pytest
 
 from tonytest import SYSTEM_PYTHON, eventually, job_id_from, tony_xml, write
+from tony_events import read_events
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-READER_DIR = os.path.join(HERE, "tony_events")
-CLASSPATH = os.path.join(READER_DIR, "target", "classpath.txt")
 
 # Each worker says it runs, then waits for the test's go file; MODE=fail1 makes worker 1 exit 3
 # and worker 0 wait until tony stops it; MODE=fail1once makes only worker 1's first attempt fail.
@@ -32,34 +25,6 @@ if fail1 and index == 1:
     print("worker 1 gives up", file=sys.stderr, flush=True)
     sys.exit(3)
 """
-
-
-def reader_classpath():
-    """tony-core 0.4.7 and Avro 1.8.2 from ~/.m2 (offline first; scripts/setup.sh fetched them)."""
-    if shutil.which("mvn") is None or shutil.which("java") is None:
-        pytest.fail("this test needs Maven and a JDK (scripts/setup.sh installs them)")
-    pom = os.path.join(READER_DIR, "pom.xml")
-    if not os.path.exists(CLASSPATH) or os.path.getmtime(pom) > os.path.getmtime(CLASSPATH):
-        goals = ["-B", "-q", "-f", pom, "dependency:build-classpath",
-                 f"-Dmdep.outputFile={CLASSPATH}"]
-        offline = subprocess.run(["mvn", "-o", *goals], capture_output=True, text=True)
-        if offline.returncode != 0:
-            online = subprocess.run(["mvn", *goals], capture_output=True, text=True)
-            assert online.returncode == 0, online.stdout + online.stderr
-    return open(CLASSPATH).read().strip()
-
-
-def read_events(path):
-    """The events of a .jhist[.inprogress] as TonY's classes read them: [(class, record)]."""
-    r = subprocess.run(["java", "-cp", reader_classpath(),
-                        os.path.join(READER_DIR, "ReadJhist.java"), path],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout + r.stderr
-    out = []
-    for line in r.stdout.splitlines():
-        e = json.loads(line)
-        out.append((e["class"].rsplit(".", 1)[1], e["record"]))
-    return out
 
 
 def start_job(tony, tmp_path, history, *extra, **props):

@@ -7,10 +7,14 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "common/files.h"
 #include "config/job_spec.h"
@@ -146,7 +150,120 @@ TEST_F(TonyHistoryWriterTest, ALocationThatCannotBeWrittenNamesThePathAndWhy) {
   auto hdfs = TonyHistoryWriter::Start(Options("hdfs://nn:8020/h"), 1);
   ASSERT_FALSE(hdfs.ok());
   EXPECT_THAT(hdfs.status().message(),
-              MatchesRegex("tony.history.intermediate=hdfs://nn:8020/h/intermediate: .*local.*"));
+              MatchesRegex(
+                  "tony.history.intermediate=hdfs://nn:8020/h/intermediate: .*local path.*YARN.*"));
+}
+
+// A HistoryFs over a local directory (paths under `root`), recording its calls; `fail_append`
+// makes every append fail, as a NameNode out of quota would.
+class DirFs final : public HistoryFs {
+ public:
+  DirFs(std::string root, bool fail_append) : root_(std::move(root)), fail_append_(fail_append) {}
+  std::string Describe() const override { return "dirfs://test"; }
+  Status MakeDirs(const std::string& path) override {
+    Note("mkdirs " + path);
+    std::error_code ec;
+    std::filesystem::create_directories(root_ + path, ec);
+    return ec ? Internal(ec.message()) : Status::Ok();
+  }
+  Status Create(const std::string& path, const std::string& data) override {
+    Note("create " + path);
+    return WriteFileAtomic(root_ + path, data);
+  }
+  Status Append(const std::string& path, const std::string& data) override {
+    Note("append " + path);
+    if (fail_append_) return ResourceExhausted("the quota of /h is exceeded");
+    auto old = ReadFile(root_ + path);
+    if (!old.ok()) return old.status();
+    return WriteFileAtomic(root_ + path, *old + data);
+  }
+  Status Rename(const std::string& from, const std::string& to) override {
+    Note("rename " + from);
+    std::error_code ec;
+    std::filesystem::rename(root_ + from, root_ + to, ec);
+    return ec ? Internal(ec.message()) : Status::Ok();
+  }
+  std::vector<std::string> calls() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
+
+ private:
+  void Note(std::string call) {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.push_back(std::move(call));
+  }
+  std::string root_;
+  bool fail_append_;
+  mutable std::mutex mu_;
+  std::vector<std::string> calls_;  // guarded by mu_
+};
+
+TEST_F(TonyHistoryWriterTest, OnAFileSystemTheSameLayoutIsMirroredAndMovedToFinished) {
+  std::string conf = root_ + "/tony-final.xml";
+  ASSERT_TRUE(WriteFileAtomic(conf, "<configuration/>\n").ok());
+  ASSERT_TRUE(MakeDirs(root_ + "/remote").ok());
+  auto fs = std::make_shared<DirFs>(root_ + "/remote", false);
+  TonyHistoryOptions o = Options("/h");
+  o.final_conf = conf;
+  o.fs = fs;
+  o.scratch = root_ + "/scratch";
+  auto w = TonyHistoryWriter::Start(o, 1709251200000);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ((*w)->events_path(),
+            "dirfs://test/h/intermediate/application_1_0001/"
+            "application_1_0001-1709251200000-alice.jhist.inprogress");
+  ASSERT_TRUE((*w)->ApplicationInited(2, 1709251200000).ok());
+  ASSERT_TRUE((*w)->TaskStarted("worker", 0, "h", "container_1", 1709251200001).ok());
+  ASSERT_TRUE((*w)->ApplicationFinished(1, 0, {}, kLeapDayEveningInLosAngeles).ok());
+  auto done = (*w)->Finish(kLeapDayEveningInLosAngeles, "SUCCEEDED");
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  const std::string finished = "/h/finished/2024/03/01/application_1_0001/";
+  const std::string name = "application_1_0001-1709251200000-1709260200000-alice-SUCCEEDED.jhist";
+  EXPECT_EQ(*done, "dirfs://test" + finished + name);
+  // Byte for byte the file written locally, and the configuration beside it.
+  auto mirrored = ReadFile(root_ + "/remote" + finished + name);
+  auto local = ReadFile(root_ +
+                        "/scratch/application_1_0001/"
+                        "application_1_0001-1709251200000-alice.jhist.inprogress");
+  ASSERT_TRUE(mirrored.ok() && local.ok());
+  EXPECT_EQ(*mirrored, *local);
+  EXPECT_THAT(*mirrored, HasSubstr("container_1"));
+  EXPECT_TRUE(PathExists(root_ + "/remote" + finished + "tony-final.xml"));
+  EXPECT_FALSE(PathExists(root_ + "/remote/h/intermediate/application_1_0001"));
+  // The events file was created once and then appended to, one append per event.
+  std::vector<std::string> calls = fs->calls();
+  EXPECT_EQ(std::count_if(calls.begin(), calls.end(),
+                          [](const std::string& c) { return c.rfind("append ", 0) == 0; }),
+            3);
+}
+
+TEST_F(TonyHistoryWriterTest, AFileSystemThatRefusesAnAppendIsReportedAndNothingAfterIsWritten) {
+  auto fs = std::make_shared<DirFs>(root_ + "/remote", true);
+  ASSERT_TRUE(MakeDirs(root_ + "/remote").ok());
+  TonyHistoryOptions o = Options("/h");
+  o.fs = fs;
+  o.scratch = root_ + "/scratch";
+  auto w = TonyHistoryWriter::Start(o, 1);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_TRUE((*w)->ApplicationInited(1, 1).ok());  // the append fails on the mirror's thread
+  auto done = (*w)->Finish(2, "SUCCEEDED");
+  ASSERT_FALSE(done.ok());
+  EXPECT_THAT(done.status().message(),
+              HasSubstr("cannot append to /h/intermediate/application_1_0001/"
+                        "application_1_0001-1-alice.jhist.inprogress on dirfs://test"));
+  EXPECT_THAT(done.status().message(), HasSubstr("the quota of /h is exceeded"));
+  // Nothing after the hole: no rename into finished/.
+  for (const std::string& call : fs->calls())
+    EXPECT_EQ(call.rfind("rename ", 0), std::string::npos);
+}
+
+TEST_F(TonyHistoryWriterTest, AnEnginesRefusalOfTheLocationIsStartsError) {
+  TonyHistoryOptions o = Options("/h");
+  o.error = "tony.history.intermediate=hdfs://elsewhere/h: not the default file system";
+  auto w = TonyHistoryWriter::Start(o, 1);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().message(), o.error);
 }
 
 }  // namespace

@@ -86,6 +86,7 @@ void AddStagingEnvironment(const AmLaunchInputs& in, pb::ContainerLaunchContextP
   if (!in.options.debug) yarn::AddEnvironment(am, engine::kStagingDirEnv, in.staging_dir);
   yarn::AddEnvironment(am, engine::kStagingNameNodeEnv, cluster.NameNodes());
   yarn::AddEnvironment(am, engine::kStagingUserEnv, cluster.user);
+  yarn::AddEnvironment(am, engine::kDefaultFsEnv, cluster.conf.default_fs);
   if (cluster.webhdfs.https) yarn::AddEnvironment(am, engine::kStagingWebHdfsHttpsEnv, "true");
   if (!cluster.webhdfs.datanode_hosts.empty()) {
     yarn::AddEnvironment(am, engine::kStagingDataNodeHostsEnv,
