@@ -25,6 +25,10 @@ HTTP = "HTTP/localhost"
 USER = "alice"
 # The one user alice may act for (tony submit --proxy_user), as an Azkaban service would.
 PROXY_USER = "bob"
+# The secure tier's shared cluster (tests/secure/conftest.py): its RM cancels an ended
+# application's tokens after this delay (30 s by default); short there, so that a token file's
+# tokens cancelled after a job would fail the next job at once (tests/secure/test_secure_submit.py).
+TOKEN_REMOVAL_MS = 500
 
 
 def secure_conf(realm, keytab, protection):

@@ -9,15 +9,14 @@ import subprocess
 
 import pytest
 
-from secure_cluster import running_secure_minicluster
 from test_secure_submit import secure_tony
 from tonytest import SYSTEM_PYTHON, Tony, eventually, stop_and_read, tony_xml, write, yarn_logs
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    with running_secure_minicluster("authentication") as sc:
-        yield sc
+def cluster(shared_secure_cluster):
+    """The tier's shared cluster (conftest.py)."""
+    return shared_secure_cluster
 
 
 # A task that runs until the test lets it go.

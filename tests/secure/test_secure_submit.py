@@ -30,7 +30,7 @@ import time
 import pytest
 
 from minicluster import site_property as site
-from secure_cluster import PROXY_USER, USER, running_secure_minicluster
+from secure_cluster import PROXY_USER, TOKEN_REMOVAL_MS, USER
 from tonytest import SYSTEM_PYTHON, Tony, eventually, tony_xml, write
 
 # Each task reads a file from HDFS over WebHDFS with the delegation token of its container's
@@ -75,17 +75,11 @@ print("read from hdfs:", body.decode().strip(), flush=True)
 
 START = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "minicluster", "start.sh")
 
-# The RM cancels an ended application's tokens after this delay (30 s by default); short here,
-# so that a token file's tokens cancelled after a job would fail the next job at once.
-TOKEN_REMOVAL_MS = 500
-
-
 @pytest.fixture(scope="module")
-def cluster():
-    conf = {"yarn.resourcemanager.delayed.delegation-token.removal-interval-ms":
-            str(TOKEN_REMOVAL_MS)}
-    with running_secure_minicluster("authentication", conf=conf) as sc:
-        yield sc
+def cluster(shared_secure_cluster):
+    """The tier's shared cluster (conftest.py), whose RM forgets an ended application's tokens
+    after TOKEN_REMOVAL_MS."""
+    return shared_secure_cluster
 
 
 def secure_tony(tmp_path, cluster, ccache=None):
