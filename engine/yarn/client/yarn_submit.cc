@@ -259,7 +259,12 @@ int StageAndSubmit(yarn::ApplicationClient& rm, const Cluster& cluster, const Su
   }
   auto sub =
       BuildAmSubmission({o, conf, spec, cluster, app, secret, *tls, remote, staged->am, *tokens});
-  if (!sub.ok()) return Fail(sub.status());
+  if (!sub.ok()) {
+    // The keytab that goes with a keytab login cannot be read: the user's input, and nothing was
+    // submitted; the staged job goes as for any other refusal.
+    RemoveStaging(cluster, app_id);
+    return Fail(sub.status(), kExitBadInput);
+  }
   if (Status s = rm.SubmitApplication(yarn::BuildSubmissionContext(*sub)); !s.ok()) {
     RemoveStaging(cluster, app_id);
     return Fail(s, kExitJobFailed);
