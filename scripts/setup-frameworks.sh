@@ -10,7 +10,21 @@
 #   /opt/tony-hvd    horovod 0.28.1 built from its sdist with PyTorch and gloo against Debian's
 #                    python3-torch (a venv with system site packages; about 10 minutes on 2 cores)
 # Idempotent and quiet: an environment whose module already imports is left alone.
+# Usage: scripts/setup-frameworks.sh [tf|jax|mxnet|webhdfs|hvd ...]   (default: all five; the
+# Debian packages they build with are installed first in any case)
 set -euo pipefail
+wanted=("$@")
+[ ${#wanted[@]} -gt 0 ] || wanted=(tf jax mxnet webhdfs hvd)
+for w in "${wanted[@]}"; do
+  case "$w" in
+    tf | jax | mxnet | webhdfs | hvd) ;;
+    *)
+      echo "setup-frameworks: no environment named $w (tf, jax, mxnet, webhdfs, hvd)" >&2
+      exit 2
+      ;;
+  esac
+done
+want() { [[ " ${wanted[*]} " == *" $1 "* ]]; }
 
 root="${TONY_FRAMEWORKS_ROOT:-/opt}"
 
@@ -44,10 +58,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[@]}"
 fi
 
-venv_with tony-tf tensorflow "tensorflow-cpu==2.15.1"
-venv_with tony-jax jax "jax[cpu]==0.10.2"
-venv_with tony-mxnet mxnet "numpy<1.24" "mxnet==1.9.1"
-venv_with tony-webhdfs fsspec.implementations.webhdfs fsspec requests
+want tf && venv_with tony-tf tensorflow "tensorflow-cpu==2.15.1"
+want jax && venv_with tony-jax jax "jax[cpu]==0.10.2"
+want mxnet && venv_with tony-mxnet mxnet "numpy<1.24" "mxnet==1.9.1"
+want webhdfs && venv_with tony-webhdfs fsspec.implementations.webhdfs fsspec requests
+want hvd || exit 0
 
 # Horovod's last release builds only from source; its build must see Debian's torch (hence the
 # system site packages and no build isolation) and its build requirements.

@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh machine: installs what is needed, checks formatting, builds
 # tony three times (release, ASan+UBSan, TSan), fuzzes each decoder briefly (scripts/fuzz.sh),
 # runs every CTest tier (unit and local under both sanitizer builds and the release build, then
-# frameworks, yarn and secure on the release build) and clang-tidy over every product file
+# yarn, secure and frameworks on the release build) and clang-tidy over every product file
 # (scripts/clang-tidy.sh --all, beside the last tiers: see start_tidy).
 # Usage: scripts/test.sh [ctest args...]   e.g. scripts/test.sh -L unit
 set -euo pipefail
@@ -11,7 +11,32 @@ cd "$(dirname "$0")/.."
 stage() { echo "== [$((SECONDS / 60)) min $((SECONDS % 60)) s] $*"; }
 trap 'stage "end (exit $?)"' EXIT
 bash scripts/setup.sh
-bash scripts/setup-frameworks.sh
+# The frameworks' environments: the WebHDFS client now (the secure tier's tasks use it), the rest
+# in the background (below).
+bash scripts/setup-frameworks.sh webhdfs
+
+# On a fresh machine the other environments take ~15 min, mostly CPU (horovod's build from
+# source ~10 min on 2 cores, wheels unpacked and compiled); only the frameworks tier needs them.
+# So they install in the background at nice 19 from here on: beside the builds they get little,
+# beside the yarn and secure tiers (which leave most of the CPU idle, waiting on JVMs and jobs'
+# timers) the rest, and the frameworks tier runs last, after finish_frameworks has waited for
+# them. On a machine that has them it is a quick check. A failed install fails the run.
+frameworks_pid=""
+frameworks_log=$(mktemp -t tony-test-frameworks-XXXXXX.log)
+frameworks_start=$SECONDS
+setsid nice -n 19 bash scripts/setup-frameworks.sh tf jax mxnet hvd >"$frameworks_log" 2>&1 &
+frameworks_pid=$!
+finish_frameworks() {
+  stage "frameworks' environments (started $((SECONDS - frameworks_start)) s ago): waiting"
+  local status=0
+  wait "$frameworks_pid" || status=$?
+  frameworks_pid=""
+  cat "$frameworks_log"
+  echo "setup-frameworks: exit $status after $((SECONDS - frameworks_start)) s in the background"
+  return "$status"
+}
+trap 'status=$?; [ -z "$frameworks_pid" ] || kill -- "-$frameworks_pid" 2>/dev/null || true
+      stage "end (exit $status)"' EXIT
 
 stage "format check (clang-format, .clang-format)"
 files=$(git ls-files '*.cc' '*.h' | grep -v '^hadoop/proto/' || true)
@@ -53,6 +78,7 @@ finish_tidy() {
 
 export TONY_HOME="$(mktemp -d -t tony-test-home-XXXXXX)"
 trap 'status=$?; [ -z "$tidy_pid" ] || kill -- "-$tidy_pid" 2>/dev/null || true
+      [ -z "$frameworks_pid" ] || kill -- "-$frameworks_pid" 2>/dev/null || true
       rm -rf "$TONY_HOME"; stage "end (exit $status)"' EXIT
 
 stage "unit and local-engine tests under ASan+UBSan"
@@ -64,6 +90,7 @@ bash scripts/tsan-tier.sh
 # Every tier runs even when an earlier one failed, so that one run shows every failure.
 rc=0
 if [ $# -gt 0 ]; then
+  finish_frameworks || rc=1
   start_tidy
   stage "tests (release build): ctest $*"
   (cd build && ctest --output-on-failure "$@") || rc=1
@@ -73,7 +100,14 @@ fi
 stage "unit and local-engine tests (release build), two at a time as under the sanitizers"
 (cd build && ctest -L 'unit|local' --output-on-failure -j 2) || rc=1
 start_tidy
-stage "frameworks, yarn and secure tests (release build), one at a time"
-(cd build && ctest -L 'frameworks|yarn|secure' --output-on-failure) || rc=1
+stage "yarn and secure tests (release build), one at a time"
+(cd build && ctest -L 'yarn|secure' --output-on-failure) || rc=1
+if finish_frameworks; then
+  stage "frameworks tests (release build), one at a time"
+  (cd build && ctest -L frameworks --output-on-failure) || rc=1
+else
+  echo "the frameworks tier did not run: its environments failed to install (above)" >&2
+  rc=1
+fi
 finish_tidy || rc=1
 exit $rc
