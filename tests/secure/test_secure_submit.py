@@ -351,3 +351,38 @@ def test_a_token_file_whose_rm_token_was_cancelled_is_refused_naming_it(tmp_path
                      r.stderr), r.stderr
     assert "it expired, was cancelled, or is another ResourceManager's" in r.stderr, r.stderr
     assert_nothing_staged(tony)
+
+
+def hdfs_listing(cluster, path):
+    """{name: owner} of an HDFS directory, asked over SPNEGO as alice."""
+    import json
+    nn = site(cluster.conf_dir, "hdfs-site.xml", "dfs.namenode.http-address")
+    r = subprocess.run(["curl", "-sf", "--negotiate", "-u", ":",
+                        f"http://{nn}/webhdfs/v1{path}?op=LISTSTATUS"],
+                       env=cluster.env(), capture_output=True, text=True)
+    assert r.returncode == 0, (path, r.returncode, r.stderr)
+    return {s["pathSuffix"]: s["owner"] for s in json.loads(r.stdout)["FileStatuses"]["FileStatus"]}
+
+
+def test_the_am_writes_the_history_on_kerberized_hdfs_with_the_jobs_token(tmp_path, cluster):
+    # The AM has no ticket: it writes with the job's HDFS delegation token, as alice.
+    put_input(cluster, tmp_path)
+    tony = secure_tony(tmp_path, cluster)
+    root = f"/user/alice/tony-history-{os.getpid()}"
+    r = submit(tony, tmp_path, cluster, **{"tony.history.location": root})
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "history is incomplete" not in out, out
+    app_id = re.search(r"application (application_\d+_\d+) FINISHED", out).group(1)
+    assert hdfs_listing(cluster, f"{root}/intermediate") == {}
+    dated = f"{root}/finished"
+    for _ in ("yyyy", "MM", "dd"):
+        below = hdfs_listing(cluster, dated)
+        assert len(below) == 1, (dated, below)
+        dated += "/" + next(iter(below))
+    files = hdfs_listing(cluster, f"{dated}/{app_id}")
+    assert "tony-final.xml" in files, files
+    final = [f for f in files if re.fullmatch(re.escape(app_id) +
+                                              r"-\d+-\d+-[^-]+-SUCCEEDED\.jhist", f)]
+    assert len(final) == 1, files
+    assert set(files.values()) == {"alice"}, files
