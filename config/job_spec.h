@@ -119,7 +119,8 @@ struct JobSpec {
   int session_retries = 0;
   // How long an executor that lost its coordinator keeps its running task while it looks for a
   // new one (a new AM attempt: docs/am-restart.md §6); 0: it stops the task at once, as README's
-  // "a lost coordinator" says. Not a key yet: nothing sets it until the YARN half lands.
+  // "a lost coordinator" says. Not a key: the YARN client sets it when the job has more than one
+  // AM attempt (engine/yarn/client/am_launch.h WithAmReconnectWindow).
   int64_t am_reconnect_window_ms = 0;
   int64_t metrics_interval_ms = 5000;  // tony.task.metrics-interval-ms; 0: no sampling
   int64_t execution_timeout_ms = 0;    // from execution_timeout_key

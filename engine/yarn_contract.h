@@ -4,6 +4,7 @@
 // does not link the coordinator or the YARN engine (engine/yarn/), the AM does not link the client.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,12 @@ inline constexpr char kHdfsTokenServiceEnv[] = "TONY_HDFS_TOKEN_SERVICE";
 // file at start; no executor gets them.
 inline constexpr const auto& kKeytabAlias = keys::kKerberosKeytab;
 inline constexpr const auto& kPrincipalAlias = keys::kKerberosPrincipal;
+
+// How long an executor rides out a dead AM while the RM starts the next attempt
+// (JobSpec::am_reconnect_window_ms, docs/am-restart.md §6): the RM noticing the AM container's
+// exit, scheduling and localizing the new AM, and its recovery. Set by the client when the job
+// has more than one AM attempt (engine/yarn/client/am_launch.h).
+inline constexpr int64_t kAmReconnectWindowMs = 120'000;
 
 // Inside a container: the name of the tony bundle's ARCHIVE resource (client/bundle.h builds it)
 // and the executable in it, which the AM and every executor run.

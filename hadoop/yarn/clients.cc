@@ -97,6 +97,7 @@ pb::ApplicationSubmissionContextProto BuildSubmissionContext(const Submission& s
     entry->set_acl(*acl);
   }
   c.set_maxappattempts(s.max_attempts);
+  c.set_keep_containers_across_application_attempts(s.keep_containers);
   c.set_cancel_tokens_when_complete(s.cancel_tokens_when_complete);
   *c.mutable_resource() = ToProto(s.am_resource);  // §4.3 field 9, required
   c.set_applicationtype(s.type);

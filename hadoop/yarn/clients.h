@@ -47,6 +47,9 @@ struct Submission {
   std::string node_label;
   int priority = 0;
   int max_attempts = 1;
+  // §4.3 keep_containers_across_application_attempts: a new AM attempt inherits the running
+  // task containers instead of the RM killing them with the attempt (docs/am-restart.md §2).
+  bool keep_containers = false;
   // false: the RM leaves the launch context's delegation tokens alone when the application
   // ends (they are someone else's, e.g. a workflow scheduler's); true: it cancels them.
   bool cancel_tokens_when_complete = true;

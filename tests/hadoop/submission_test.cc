@@ -1,5 +1,5 @@
 // The ApplicationSubmissionContext tony sends (hadoop/yarn/clients.h BuildSubmissionContext):
-// the application's ACLs in the AM's launch context, as TonY sets them.
+// the application's ACLs in the AM's launch context, as TonY sets them, and its AM attempts.
 #include <gtest/gtest.h>
 
 #include "hadoop/yarn/clients.h"
@@ -26,6 +26,21 @@ TEST(SubmissionTest, CarriesTheApplicationAcls) {
   auto ours = BuildSubmissionContext(s);
   EXPECT_EQ(AclOf(ours, pb::APPACCESS_VIEW_APP), "alice,bob analysts");
   EXPECT_EQ(AclOf(ours, pb::APPACCESS_MODIFY_APP), " admins");
+}
+
+// docs/am-restart.md §2: attempts and kept containers as the Submission says; by default one
+// attempt whose containers go with it.
+TEST(SubmissionTest, CarriesTheAttemptsAndWhetherContainersOutliveAnAttempt) {
+  Submission s;
+  auto one = BuildSubmissionContext(s);
+  EXPECT_EQ(one.maxappattempts(), 1);
+  EXPECT_FALSE(one.keep_containers_across_application_attempts());
+  s.max_attempts = 3;
+  s.keep_containers = true;
+  auto kept = BuildSubmissionContext(s);
+  EXPECT_EQ(kept.maxappattempts(), 3);
+  EXPECT_TRUE(kept.has_keep_containers_across_application_attempts());
+  EXPECT_TRUE(kept.keep_containers_across_application_attempts());
 }
 
 }  // namespace

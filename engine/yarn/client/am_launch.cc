@@ -1,6 +1,7 @@
 #include "engine/yarn/client/am_launch.h"
 
 #include <cstdlib>
+#include <optional>
 
 #include "common/files.h"
 #include "common/strings.h"
@@ -28,6 +29,10 @@ yarn::Submission SubmissionOf(const AmLaunchInputs& in) {
   sub.view_acl = spec.view_acl;
   sub.modify_acl = spec.modify_acl;
   sub.am_resource = {spec.am_memory_mb, spec.am_vcores, spec.am_gpus};
+  if (KeepsTasksAcrossAmAttempts(spec)) {
+    sub.max_attempts = 1 + spec.session_retries;
+    sub.keep_containers = true;
+  }
   for (const auto& f : in.am_files) {
     yarn::AddLocalResource(&sub.am_container, f.name,
                            yarn::MakeLocalResource(f.file, f.archive ? pb::ARCHIVE : pb::FILE));
@@ -105,6 +110,37 @@ void AddStagingEnvironment(const AmLaunchInputs& in, pb::ContainerLaunchContextP
 }
 
 }  // namespace
+
+bool KeepsTasksAcrossAmAttempts(const JobSpec& spec) {
+  return spec.session_retries > 0 && !spec.SingleNode();
+}
+
+JobSpec WithAmReconnectWindow(JobSpec spec) {
+  spec.am_reconnect_window_ms = KeepsTasksAcrossAmAttempts(spec) ? engine::kAmReconnectWindowMs : 0;
+  return spec;
+}
+
+std::string AmAttemptsCapNote(const JobSpec& spec, const hadoop::ClusterConf& cluster) {
+  if (!KeepsTasksAcrossAmAttempts(spec)) return "";
+  constexpr char kKey[] = "yarn.resourcemanager.am.max-attempts";
+  int64_t rm_max = 2;  // yarn-default.xml
+  std::string where = "Hadoop's default, as " + cluster.conf_dir + "/yarn-site.xml does not set it";
+  if (const ConfigValue* v = cluster.raw.Find(kKey); v != nullptr) {
+    std::optional<int64_t> parsed = ParseInt64(Trim(v->value));
+    if (!parsed || *parsed < 1) return "";  // the RM's to judge; nothing to say of it here
+    rm_max = *parsed;
+    where = "from " + v->source;
+  }
+  const int64_t asked = 1 + static_cast<int64_t>(spec.session_retries);
+  if (asked <= rm_max) return "";
+  return "tony: note: retry count " + std::to_string(spec.session_retries) + " (" +
+         spec.KeyAndSource(keys::kAmRetryCount) + ") asks YARN for " + std::to_string(asked) +
+         " AM attempts, but " + kKey + " is " + std::to_string(rm_max) + " (" + where +
+         "), and the ResourceManager gives no application more: " +
+         (rm_max > 1 ? "a dead AM is replaced at most " + std::to_string(rm_max - 1) + " time(s)"
+                     : "a dead AM ends the job") +
+         " (session retries of a failed job are not capped)";
+}
 
 Result<yarn::Submission> BuildAmSubmission(const AmLaunchInputs& in) {
   yarn::Submission sub = SubmissionOf(in);

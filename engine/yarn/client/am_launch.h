@@ -34,6 +34,20 @@ struct AmLaunchInputs {
   const hadoop::security::Credentials& tokens;        // the delegation tokens fetched for it
 };
 
+// docs/am-restart.md §2: a job with tony.am.retry-count > 0 (not single-node: it has no tasks to
+// keep, and TonY retries no single-node job) asks for 1 + retry-count AM attempts, each keeping
+// the tasks' containers, and its executors ride out a dead AM for kAmReconnectWindowMs
+// (JobSpec::am_reconnect_window_ms, §6). Otherwise one attempt, and a dead AM ends the job.
+bool KeepsTasksAcrossAmAttempts(const JobSpec& spec);
+// The spec as the YARN client stages it: the window set as above.
+JobSpec WithAmReconnectWindow(JobSpec spec);
+
+// The RM gives an application at most yarn.resourcemanager.am.max-attempts attempts (Hadoop's
+// default 2), whatever it asks for. A note for the user when that caps the attempts `spec` asks
+// for, read from this client's yarn-site.xml (the RM's own may differ: the note names the file);
+// empty when nothing is capped.
+std::string AmAttemptsCapNote(const JobSpec& spec, const hadoop::ClusterConf& cluster);
+
 // The submission of the job's AM. Fails only when the keytab the job names cannot be read.
 Result<hadoop::yarn::Submission> BuildAmSubmission(const AmLaunchInputs& in);
 

@@ -294,7 +294,11 @@ int SubmitToYarn(const SubmitOptions& o, const Configuration& conf, const JobSpe
   Status s = CheckClusterFits(rm, *cluster, conf, spec);
   if (s.ok()) s = CheckFits(spec, yarn::FromProto(new_app->maximumcapability()));
   if (!s.ok()) return Fail(s);
-  return StageAndSubmit(rm, *cluster, o, conf, spec, new_app->application_id());
+  if (std::string note = AmAttemptsCapNote(spec, cluster->conf); !note.empty()) {
+    std::cout << note << "\n";
+  }
+  return StageAndSubmit(rm, *cluster, o, conf, WithAmReconnectWindow(spec),
+                        new_app->application_id());
 }
 
 Result<std::string> ReadJobFileFromHdfs(const std::string& uri, const Configuration& login) {
