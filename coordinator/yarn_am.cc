@@ -16,6 +16,8 @@
 #include "hadoop/security/credentials.h"
 #include "hadoop/security/kerberos.h"
 #include "hadoop/yarn/cluster_conf.h"
+#include "hadoop/yarn/records.h"
+#include "rpc/am_address.h"
 
 namespace tony {
 namespace {
@@ -40,6 +42,31 @@ void RemoveStagingAfterUnregister(const std::string& dir, const std::string& nam
   } else {
     TONY_LOG(kInfo) << "removed the staging dir " << dir;
   }
+}
+
+// docs/am-restart.md §4: this attempt's address in <staging>/am/address, written whole and
+// renamed over the previous attempt's. The attempt id is that of this AM's container
+// ($CONTAINER_ID, which the NodeManager sets).
+Status WriteAmAddress(const std::string& dir, const std::string& namenode_http,
+                      const std::string& user, const hadoop::security::Token* hdfs,
+                      const hadoop::hdfs::WebHdfsOptions& web,
+                      const engine::CoordinatorAddress& coordinator) {
+  if (dir.empty() || namenode_http.empty()) {
+    return FailedPrecondition(std::string(rpc::kStagingDirEnv) + " or " + rpc::kStagingNameNodeEnv +
+                              " is not set (a --debug job keeps its staging dir to itself)");
+  }
+  auto container = hadoop::yarn::ParseContainerId(Env("CONTAINER_ID"));
+  if (!container.ok()) return container.status().WithContext("$CONTAINER_ID of the AM");
+  rpc::AmAddress address{hadoop::yarn::AttemptIdString(container->app_attempt_id()),
+                         coordinator.host + ":" + std::to_string(coordinator.port)};
+  hadoop::hdfs::WebHdfs fs(namenode_http, user, web);
+  if (hdfs != nullptr) fs.UseDelegationToken(hadoop::security::EncodeTokenUrlString(*hdfs));
+  TONY_RETURN_IF_ERROR(fs.Mkdirs(dir + "/am", "700"));
+  TONY_RETURN_IF_ERROR(fs.Create(rpc::AmAddressTmpPath(dir), rpc::FormatAmAddress(address)));
+  TONY_RETURN_IF_ERROR(fs.RenameOver(rpc::AmAddressTmpPath(dir), rpc::AmAddressPath(dir)));
+  TONY_LOG(kInfo) << "wrote " << rpc::AmAddressPath(dir) << ": " << address.attempt << " "
+                  << address.address;
+  return Status::Ok();
 }
 
 // docs/hadoop-ipc.md §2.1/§3: the AMRMToken is in the credentials file the NM wrote for this
@@ -223,6 +250,13 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir, Stagin
                            namenode = Env(engine::kStagingNameNodeEnv),
                            user = Env(engine::kStagingUserEnv), hdfs_token, web] {
     RemoveStagingAfterUnregister(staging, namenode, user, hdfs_token ? &*hdfs_token : nullptr, web);
+  };
+  yarn.before_register = [staging = Env(engine::kStagingDirEnv),
+                          namenode = Env(engine::kStagingNameNodeEnv),
+                          user = Env(engine::kStagingUserEnv), hdfs_token,
+                          web](const engine::CoordinatorAddress& coordinator) {
+    return WriteAmAddress(staging, namenode, user, hdfs_token ? &*hdfs_token : nullptr, web,
+                          coordinator);
   };
   return yarn;
 }

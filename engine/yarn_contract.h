@@ -11,6 +11,7 @@
 #include "common/status.h"
 #include "config/key_names.h"
 #include "hadoop/yarn/records.h"
+#include "rpc/am_address.h"
 
 namespace tony::engine {
 
@@ -41,9 +42,10 @@ inline constexpr char kRmFailoverEnv[] = "TONY_YARN_RM_FAILOVER";
 // comma-separated: the only peers the AM's status endpoint answers with the job's details.
 inline constexpr char kWebProxyEnv[] = "TONY_YARN_WEB_PROXY";
 // The job's HDFS staging dir, and the NameNode HTTP address and user to remove it with (WebHDFS).
-inline constexpr char kStagingDirEnv[] = "TONY_YARN_STAGING_DIR";
-inline constexpr char kStagingNameNodeEnv[] = "TONY_YARN_STAGING_NAMENODE_HTTP";
-inline constexpr char kStagingUserEnv[] = "TONY_YARN_STAGING_USER";
+// The executors read the AM's address file there (rpc/am_address.h, which defines these names).
+inline constexpr const auto& kStagingDirEnv = rpc::kStagingDirEnv;
+inline constexpr const auto& kStagingNameNodeEnv = rpc::kStagingNameNodeEnv;
+inline constexpr const auto& kStagingUserEnv = rpc::kStagingUserEnv;
 // The client's fs.defaultFS (hdfs://authority): tony.history.* paths without a scheme, or on that
 // authority, are written to this HDFS through the staging NameNodes (coordinator/yarn_am.cc).
 inline constexpr char kDefaultFsEnv[] = "TONY_YARN_DEFAULT_FS";
@@ -51,8 +53,8 @@ inline constexpr char kDefaultFsEnv[] = "TONY_YARN_DEFAULT_FS";
 // be redirected to (tony.application.webhdfs.datanode-hosts, comma-separated; unset: any), and
 // the CAs it trusts: the PEM text, as the secret key hadoop::hdfs::kTrustAlias of the AM's
 // credentials (a file's worth of certificates does not fit the environment; it is no secret).
-inline constexpr char kStagingWebHdfsHttpsEnv[] = "TONY_YARN_STAGING_WEBHDFS_HTTPS";
-inline constexpr char kStagingDataNodeHostsEnv[] = "TONY_YARN_STAGING_DATANODE_HOSTS";
+inline constexpr const auto& kStagingWebHdfsHttpsEnv = rpc::kStagingWebHdfsHttpsEnv;
+inline constexpr const auto& kStagingDataNodeHostsEnv = rpc::kStagingDataNodeHostsEnv;
 // The scheme of the NodeManagers' web addresses, for the tasks' log URLs: "https" when
 // yarn.http.policy is HTTPS_ONLY, else unset (http).
 inline constexpr char kNodeWebSchemeEnv[] = "TONY_YARN_NODE_WEB_SCHEME";

@@ -13,6 +13,7 @@
 #include "config/job_spec.h"
 #include "config/key_names.h"
 #include "executor/control_plane.h"
+#include "executor/coordinator_locator.h"
 #include "executor/event_loop.h"
 #include "executor/localize.h"
 #include "executor/report.h"
@@ -72,6 +73,24 @@ Status ReserveTensorBoardPort(const JobSpec& spec, const TaskIdentity& id, bool 
   return Status::Ok();
 }
 
+// A job whose AM may get another attempt (docs/am-restart.md): the task looks for it in the
+// address file the AM writes on HDFS. Null without a window, or without a staging dir to look in
+// (the task then tries only the address it has, for the window). Sets options->locator.
+std::unique_ptr<WebHdfsCoordinatorLocator> MakeLocator(const JobSpec& spec, ExecutorLoop& loop,
+                                                       TaskRunOptions* options) {
+  if (spec.am_reconnect_window_ms <= 0) return nullptr;
+  auto source = AmAddressSourceFromEnvironment();
+  if (!source.ok()) {
+    TONY_LOG(kWarning) << source.status().message()
+                       << "; a new AM attempt will not be found at another address";
+    return nullptr;
+  }
+  auto locator = std::make_unique<WebHdfsCoordinatorLocator>(
+      loop, [source = *source] { return ReadCoordinatorAddress(source); });
+  options->locator = locator.get();
+  return locator;
+}
+
 }  // namespace
 
 int RunExecutor() {
@@ -126,8 +145,8 @@ int RunExecutor() {
   if (Status tb = ReserveTensorBoardPort(spec, id, hold, &options); !tb.ok()) {
     return Fail(tb.message());
   }
-
   options.registry_timeout_ms = spec.registry_timeout_ms;
+  std::unique_ptr<WebHdfsCoordinatorLocator> locator = MakeLocator(spec, loop, &options);
   TaskRun task(loop, control, launcher, spec, *role, id, std::move(port).value(),
                std::move(options));
   run = &task;

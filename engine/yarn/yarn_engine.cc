@@ -60,6 +60,12 @@ Status YarnEngine::Start(EngineListener* listener, const CoordinatorAddress& coo
       hadoop::ToServers(SplitTrimmed(options_.scheduler_address, ','), {}, kSchedulerAddressEnv));
   rm_ = std::make_unique<hadoop::yarn::AmRmClient>(std::move(schedulers), options_.am_rm_token,
                                                    options_.rm_failover);
+  if (options_.before_register) {
+    if (Status s = options_.before_register(coordinator); !s.ok()) {
+      TONY_LOG(kWarning) << s.WithContext("writing the AM's address for its executors").message()
+                         << "; executors that lose this AM will not find its next attempt";
+    }
+  }
   TONY_ASSIGN_OR_RETURN(
       auto registered, rm_->Register(coordinator.host, coordinator.port, coordinator.tracking_url));
   registered_ = true;

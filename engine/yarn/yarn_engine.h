@@ -50,6 +50,10 @@ struct YarnEngineOptions {
   // Called once the AM has unregistered: the application is over, no attempt follows, so what it
   // staged can go (the client may be gone).
   std::function<void()> after_unregister;
+  // Called in Start once the control plane listens, before registering with the RM: writes the
+  // AM's address file (docs/am-restart.md §4) for executors that lost a previous attempt. Its
+  // failure is a warning: the job runs, only a later attempt's executors cannot find it.
+  std::function<Status(const CoordinatorAddress&)> before_register;
   // The scheme of the NodeManagers' web addresses (kNodeWebSchemeEnv): https on a cluster whose
   // yarn.http.policy is HTTPS_ONLY.
   std::string node_web_scheme = "http";

@@ -585,4 +585,18 @@ Result<bool> WebHdfs::Delete(const std::string& path, bool recursive) {
   return ParseBooleanReply(r.body, what);
 }
 
+Status WebHdfs::RenameOver(const std::string& from, const std::string& to) {
+  std::string what = "WebHDFS RENAME " + from + " to " + to;
+  TONY_ASSIGN_OR_RETURN(Reply r, NameNodeExchange(
+                                     namenodes_, active_, "PUT",
+                                     [&](auto& nn) {
+                                       return Url(nn, from,
+                                                  "op=RENAME&destination=" + EscapeValue(to) +
+                                                      "&renameoptions=OVERWRITE");
+                                     },
+                                     spnego_, options_.trust));
+  if (r.code != 200) return ErrorFromReply(r.code, r.body, what);
+  return Status::Ok();
+}
+
 }  // namespace tony::hadoop::hdfs

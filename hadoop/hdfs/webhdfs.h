@@ -116,6 +116,9 @@ class WebHdfs {
   Result<std::string> Open(const std::string& path);
   // True when something was deleted; false when the path did not exist.
   Result<bool> Delete(const std::string& path, bool recursive = true);
+  // RENAME with renameoptions=OVERWRITE (§6): `to` replaced by `from` in one step, so a reader
+  // of `to` sees the old or the new file, never a part of one. Fails when `from` is missing.
+  Status RenameOver(const std::string& from, const std::string& to);
 
   // Authenticate with SPNEGO from now on (the Kerberos ticket in $KRB5CCNAME or the default
   // cache), sending no user.name; or with a delegation token's urlString.

@@ -133,6 +133,20 @@ def site_property(conf_dir, file, key):
     return None
 
 
+def hdfs_cat(conf_dir, path):
+    """The bytes of HDFS `path` (WebHDFS OPEN, which the NameNode redirects to a DataNode), as the
+    open cluster's user; None when it does not exist."""
+    http = site_property(conf_dir, "hdfs-site.xml", "dfs.namenode.http-address")
+    user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
+    url = f"http://{http}/webhdfs/v1{path}?op=OPEN&user.name={user}"
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.read()
+    except urllib.error.HTTPError as e:
+        assert e.code == 404, e
+        return None
+
+
 def hdfs_put(conf_dir, path, data):
     """Writes `data` to HDFS `path` with WebHDFS CREATE (the NameNode redirects the PUT to a
     DataNode), as the open cluster's user."""

@@ -62,8 +62,8 @@ TEST(AmAttemptsTest, TheClientSaysWhenTheResourceManagerCapsTheAttempts) {
   EXPECT_EQ(
       AmAttemptsCapNote(Workers(3), defaults),
       "tony: note: retry count 3 (tony.am.retry-count, from /job/tony.xml) asks YARN for 4 AM "
-      "attempts, but yarn.resourcemanager.am.max-attempts is 2 (Hadoop's default, as "
-      "/etc/hadoop/yarn-site.xml does not set it), and the ResourceManager gives no "
+      "attempts, but yarn.resourcemanager.am.max-attempts is 2 (Hadoop's default: this client's "
+      "Hadoop configuration in /etc/hadoop does not set it), and the ResourceManager gives no "
       "application more: a dead AM is replaced at most 1 time(s) (session retries of a "
       "failed job are not capped)");
 
@@ -72,8 +72,8 @@ TEST(AmAttemptsTest, TheClientSaysWhenTheResourceManagerCapsTheAttempts) {
   EXPECT_EQ(
       AmAttemptsCapNote(Workers(1), Parse(one)),
       "tony: note: retry count 1 (tony.am.retry-count, from /job/tony.xml) asks YARN for 2 AM "
-      "attempts, but yarn.resourcemanager.am.max-attempts is 1 (from "
-      "/etc/hadoop/yarn-site.xml), and the ResourceManager gives no application more: a "
+      "attempts, but yarn.resourcemanager.am.max-attempts is 1 (in this client's Hadoop "
+      "configuration in /etc/hadoop), and the ResourceManager gives no application more: a "
       "dead AM ends the job (session retries of a failed job are not capped)");
 
   auto five = base;

@@ -2,13 +2,14 @@
 is killed with -9 or stopped with SIGSTOP inside its container, each ending as its role's policy
 says, with the cause in the job's message, the application ended in the RM and no process of the
 application left on this machine (the minicluster's NodeManagers run their containers here)."""
+import getpass
 import os
 import re
 import signal
 
 import pytest
 
-from minicluster import minicluster_fixture
+from minicluster import hdfs_cat, minicluster_fixture
 from tonytest import SYSTEM_PYTHON, Tony, assert_nothing_left, eventually, gone, tony_xml, write
 from test_yarn_e2e import app_id_from, rm_app, rm_rest
 
@@ -216,6 +217,46 @@ def test_kill_9_of_the_am_fails_the_job_with_the_rm_s_reason_and_leaves_nothing(
                for t in status["tasks"]), status
     eventually(lambda: all(gone(p) for p in users), timeout=60,
                what="the tasks' user processes gone")
+    assert_nothing_left(app_id, timeout=30)
+
+
+def environ_of(pid):
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        return dict(e.decode().split("=", 1) for e in f.read().split(b"\0") if b"=" in e)
+
+
+def test_with_am_retries_the_am_writes_its_address_where_its_executors_look(
+        minicluster, tmp_path):
+    """tony.am.retry-count 1 (docs/am-restart.md §2, §4): the client asks YARN for a second AM
+    attempt and says that this cluster's yarn.resourcemanager.am.max-attempts (1) caps it; the AM
+    writes <staging dir>/am/address, naming its attempt and the address its executors dial, and
+    every executor has that staging dir and its own container id in its environment."""
+    tony, proc, d = start(tmp_path, minicluster, {"tony.am.retry-count": "1"})
+    try:
+        users = [pid_of(d, i, 0) for i in (0, 1)]
+        app_id = eventually(lambda: tony.running_job(tasks=2), timeout=60, what="both running")
+        user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
+        staging = f"/user/{user}/.tony/{app_id}"
+        text = hdfs_cat(minicluster, staging + "/am/address")
+        envs = [environ_of(executor_of(p)) for p in users]
+    finally:
+        out, err, _ = finish(proc, d)
+    assert proc.returncode == 0, out + err
+    note = (f"tony: note: retry count 1 (tony.am.retry-count, from {tmp_path / 'tony.xml'}) asks "
+            "YARN for 2 AM attempts, but yarn.resourcemanager.am.max-attempts is 1 (in this "
+            f"client's Hadoop configuration in {minicluster})")
+    assert note in out and "a dead AM ends the job" in out, out
+    assert text is not None, f"no {staging}/am/address while the job ran"
+    assert text.decode().count("\n") == 1 and text.decode().endswith("\n"), text
+    attempt, address = text.decode().split()
+    assert attempt == "appattempt_" + app_id[len("application_"):] + "_000001", attempt
+    for env in envs:
+        assert env["TONY_AM_ADDRESS"] == address, (env["TONY_AM_ADDRESS"], address)
+        assert env["TONY_YARN_STAGING_DIR"] == staging, env
+        assert env["TONY_YARN_STAGING_NAMENODE_HTTP"], env
+        assert env["CONTAINER_ID"] == env["TONY_CONTAINER_ID"], env
+    assert {env["CONTAINER_ID"] for env in envs} == {
+        tony.task("worker", i, app_id)["container_id"] for i in (0, 1)}
     assert_nothing_left(app_id, timeout=30)
 
 

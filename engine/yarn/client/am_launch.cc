@@ -124,12 +124,14 @@ std::string AmAttemptsCapNote(const JobSpec& spec, const hadoop::ClusterConf& cl
   if (!KeepsTasksAcrossAmAttempts(spec)) return "";
   constexpr char kKey[] = "yarn.resourcemanager.am.max-attempts";
   int64_t rm_max = 2;  // yarn-default.xml
-  std::string where = "Hadoop's default, as " + cluster.conf_dir + "/yarn-site.xml does not set it";
+  // Where the value came from: a site file's <source> may say only "programmatically".
+  std::string where = "Hadoop's default: this client's Hadoop configuration in " +
+                      cluster.conf_dir + " does not set it";
   if (const ConfigValue* v = cluster.raw.Find(kKey); v != nullptr) {
     std::optional<int64_t> parsed = ParseInt64(Trim(v->value));
     if (!parsed || *parsed < 1) return "";  // the RM's to judge; nothing to say of it here
     rm_max = *parsed;
-    where = "from " + v->source;
+    where = "in this client's Hadoop configuration in " + cluster.conf_dir;
   }
   const int64_t asked = 1 + static_cast<int64_t>(spec.session_retries);
   if (asked <= rm_max) return "";

@@ -44,7 +44,8 @@ JobSpec WithAmReconnectWindow(JobSpec spec);
 
 // The RM gives an application at most yarn.resourcemanager.am.max-attempts attempts (Hadoop's
 // default 2), whatever it asks for. A note for the user when that caps the attempts `spec` asks
-// for, read from this client's yarn-site.xml (the RM's own may differ: the note names the file);
+// for, read from this client's Hadoop configuration (the RM's own may differ: the note names the
+// conf dir);
 // empty when nothing is capped.
 std::string AmAttemptsCapNote(const JobSpec& spec, const hadoop::ClusterConf& cluster);
 
