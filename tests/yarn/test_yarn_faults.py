@@ -42,7 +42,7 @@ print(f"worker:{index} attempt {attempt} done", flush=True)
 
 def start(tmp_path, conf_dir, props):
     d = tmp_path / "shared"
-    d.mkdir()
+    d.mkdir(parents=True)
     d.chmod(0o777)
     src = tmp_path / "src"
     write(str(src / "task.py"), SCRIPT)
@@ -260,23 +260,42 @@ def test_with_am_retries_the_am_writes_its_address_where_its_executors_look(
     assert_nothing_left(app_id, timeout=30)
 
 
+def start_off_the_am_node(tmp_path, conf_dir, control, props, tries=4):
+    """Starts the job until YARN places a worker on a NodeManager other than the AM's (it may put
+    all three containers on one: 3 x 256 MB fit), so that losing that node leaves the AM. Returns
+    (tony, proc, d, app_id, nodes, node_of, the victim NodeManager's index)."""
+    for n in range(tries):
+        tony, proc, d = start(tmp_path / f"try-{n}", conf_dir, props)
+        try:
+            pid_of(d, 0, 0)
+            pid_of(d, 1, 0)
+            app_id = eventually(lambda: tony.running_job(tasks=2), timeout=60,
+                                what="both running")
+            nodes = control.nodes()
+            am_web_port = int(rm_app(conf_dir, app_id)["amHostHttpAddress"].rsplit(":", 1)[1])
+            node_of = {t["index"]: t["node"] for t in tony.status(app_id)["tasks"]}
+            # The NodeManager of a worker, not the AM's (stopping that one would end the attempt).
+            victims = [i for i, (node, web) in nodes.items()
+                       if web != am_web_port and node in node_of.values()]
+        except BaseException:
+            finish(proc, d)
+            raise
+        if victims:
+            return tony, proc, d, app_id, nodes, node_of, victims[0]
+        out, err, _ = finish(proc, d)  # every worker beside the AM: this placement cannot serve
+        assert proc.returncode == 0, out + err
+    raise AssertionError(f"YARN placed both workers on the AM's node {tries} times out of {tries}")
+
+
 def test_a_lost_node_is_replaced_uncounted_on_another_node(cluster, tmp_path):
     """A machine lost under a running task (the RM's liveness monitor expires its NodeManager, so
     the task's container ends with YARN's status -100): the task is replaced, whatever its restart
     policy ("never" here), without using its budget, and its peer runs on (task scope)."""
     conf_dir, control = cluster
-    tony, proc, d = start(tmp_path, conf_dir, {"tony.worker.restart-scope": "task",
-                                               "tony.task.max-missed-heartbeats": "30"})
+    tony, proc, d, app_id, nodes, node_of, victim_nm = start_off_the_am_node(
+        tmp_path, conf_dir, control,
+        {"tony.worker.restart-scope": "task", "tony.task.max-missed-heartbeats": "30"})
     try:
-        pid_of(d, 0, 0)
-        pid_of(d, 1, 0)
-        app_id = eventually(lambda: tony.running_job(tasks=2), timeout=60, what="both running")
-        nodes = control.nodes()
-        am_web_port = int(rm_app(conf_dir, app_id)["amHostHttpAddress"].rsplit(":", 1)[1])
-        node_of = {t["index"]: t["node"] for t in tony.status(app_id)["tasks"]}
-        # The NodeManager of a worker, not the AM's (stopping that one would end the attempt).
-        victim_nm = next(i for i, (node, web) in nodes.items()
-                         if web != am_web_port and node in node_of.values())
         victim = next(index for index, node in node_of.items() if node == nodes[victim_nm][0])
         victim_user = pid_of(d, victim, 0)
         stopped = control.lose_nodemanager(victim_nm)
