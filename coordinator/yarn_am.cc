@@ -195,6 +195,30 @@ void PlaceHistory(const StagingHdfs& staging, const std::string& job_dir,
   o->scratch = JoinPath(job_dir, "tony-history");
 }
 
+// How the client set up the staging HDFS for the AM: its NameNodes and user, the staging file
+// system's token (by its service: a token file's tokens for other NameNodes may come first,
+// engine/yarn/client/token_file.h) and the client's WebHDFS settings (engine/yarn_contract.h:
+// https, its CAs, the DataNode hosts). The CAs go on to the tasks too.
+StagingHdfs StagingFrom(const hadoop::security::Credentials& credentials,
+                        engine::YarnEngineOptions* yarn) {
+  StagingHdfs staging;
+  staging.namenode_http = Env(engine::kStagingNameNodeEnv);
+  staging.user = Env(engine::kStagingUserEnv);
+  const auto* token = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind,
+                                            Env(engine::kHdfsTokenServiceEnv));
+  if (token == nullptr) token = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind);
+  if (token != nullptr) staging.token = *token;
+  staging.web.https = Env(engine::kStagingWebHdfsHttpsEnv) == "true";
+  staging.web.datanode_hosts = SplitTrimmed(Env(engine::kStagingDataNodeHostsEnv), ',');
+  if (const std::string* ca = credentials.FindSecret(hadoop::hdfs::kTrustAlias); ca != nullptr) {
+    staging.web.trust = {*ca, "the CA certificates the client sent (" +
+                                  std::string(hadoop::hdfs::kTrustAlias) + ")"};
+    // The tasks' own WebHDFS clients trust the same CAs (executor/hadoop_env.h).
+    yarn->task_tokens.AddSecret(hadoop::hdfs::kTrustAlias, *ca);
+  }
+  return staging;
+}
+
 Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir, StagingHdfs* staging) {
   engine::YarnEngineOptions yarn;
   yarn.scheduler_address = Env(engine::kSchedulerAddressEnv);
@@ -210,52 +234,28 @@ Result<engine::YarnEngineOptions> YarnOptions(const std::string& job_dir, Stagin
       yarn.task_tokens.AddToken(alias, t);
     }
   }
-  // The staging file system's token by its service: a token file's tokens for other
-  // NameNodes may come first (engine/yarn/client/token_file.h).
-  std::optional<hadoop::security::Token> hdfs_token;
-  const auto* staging_token = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind,
-                                                    Env(engine::kHdfsTokenServiceEnv));
-  if (staging_token == nullptr) {
-    staging_token = credentials.FindToken(hadoop::security::kHdfsDelegationTokenKind);
-  }
-  if (staging_token != nullptr) hdfs_token = *staging_token;
-  // The client's WebHDFS settings (engine/yarn_contract.h): https, its CAs, the DataNode hosts.
-  hadoop::hdfs::WebHdfsOptions web;
-  web.https = Env(engine::kStagingWebHdfsHttpsEnv) == "true";
-  web.datanode_hosts = SplitTrimmed(Env(engine::kStagingDataNodeHostsEnv), ',');
-  if (const std::string* ca = credentials.FindSecret(hadoop::hdfs::kTrustAlias); ca != nullptr) {
-    web.trust = {*ca, "the CA certificates the client sent (" +
-                          std::string(hadoop::hdfs::kTrustAlias) + ")"};
-    // The tasks' own WebHDFS clients trust the same CAs (executor/hadoop_env.h).
-    yarn.task_tokens.AddSecret(hadoop::hdfs::kTrustAlias, *ca);
-  }
+  *staging = StagingFrom(credentials, &yarn);
   yarn.node_web_scheme = Env(engine::kNodeWebSchemeEnv, "http");
-  if (credentials.FindSecret(engine::kKeytabAlias) != nullptr && staging_token != nullptr) {
+  if (credentials.FindSecret(engine::kKeytabAlias) != nullptr && staging->token) {
     std::string alias;
     for (const auto& [a, t] : credentials.tokens()) {
-      if (t == *staging_token) alias = a;
+      if (t == *staging->token) alias = a;
     }
-    TONY_ASSIGN_OR_RETURN(yarn.token_renewal, TokenRenewalFromKeytab(alias, *staging_token, web));
+    TONY_ASSIGN_OR_RETURN(yarn.token_renewal,
+                          TokenRenewalFromKeytab(alias, *staging->token, staging->web));
   }
   TONY_ASSIGN_OR_RETURN(std::string listing, ReadFile(JoinPath(job_dir, engine::kResourcesFile)));
   TONY_ASSIGN_OR_RETURN(yarn.resources, engine::ParseYarnResources(listing));
   if (yarn.scheduler_address.empty()) {
     return FailedPrecondition(std::string(engine::kSchedulerAddressEnv) + " is not set");
   }
-  staging->namenode_http = Env(engine::kStagingNameNodeEnv);
-  staging->user = Env(engine::kStagingUserEnv);
-  staging->token = hdfs_token;
-  staging->web = web;
-  yarn.after_unregister = [staging = Env(engine::kStagingDirEnv),
-                           namenode = Env(engine::kStagingNameNodeEnv),
-                           user = Env(engine::kStagingUserEnv), hdfs_token, web] {
-    RemoveStagingAfterUnregister(staging, namenode, user, hdfs_token ? &*hdfs_token : nullptr, web);
+  yarn.after_unregister = [dir = Env(engine::kStagingDirEnv), s = *staging] {
+    RemoveStagingAfterUnregister(dir, s.namenode_http, s.user, s.token ? &*s.token : nullptr,
+                                 s.web);
   };
-  yarn.before_register = [staging = Env(engine::kStagingDirEnv),
-                          namenode = Env(engine::kStagingNameNodeEnv),
-                          user = Env(engine::kStagingUserEnv), hdfs_token,
-                          web](const engine::CoordinatorAddress& coordinator) {
-    return WriteAmAddress(staging, namenode, user, hdfs_token ? &*hdfs_token : nullptr, web,
+  yarn.before_register = [dir = Env(engine::kStagingDirEnv),
+                          s = *staging](const engine::CoordinatorAddress& coordinator) {
+    return WriteAmAddress(dir, s.namenode_http, s.user, s.token ? &*s.token : nullptr, s.web,
                           coordinator);
   };
   return yarn;
