@@ -8,22 +8,10 @@
 #include <vector>
 
 #include "engine/yarn/client/am_launch.h"
+#include "tests/unit/cluster_conf_test_util.h"
 
 namespace tony::client {
 namespace {
-
-hadoop::ClusterConf Parse(const std::vector<std::pair<std::string, std::string>>& props) {
-  std::string xml = "<configuration>";
-  for (const auto& [k, v] : props) {
-    xml += "<property><name>" + k + "</name><value>" + v + "</value></property>";
-  }
-  xml += "</configuration>";
-  Configuration c;
-  EXPECT_TRUE(c.AddXml(xml, "/etc/hadoop/yarn-site.xml").ok());
-  auto cc = hadoop::ParseClusterConf(std::move(c), "/etc/hadoop");
-  EXPECT_TRUE(cc.ok()) << cc.status().ToString();
-  return cc.ok() ? *cc : hadoop::ClusterConf{};
-}
 
 JobSpec Workers(int session_retries) {
   JobSpec spec;
@@ -56,7 +44,7 @@ TEST(AmAttemptsTest, ASingleNodeJobHasOneAttemptAndNoWindow) {
 TEST(AmAttemptsTest, TheClientSaysWhenTheResourceManagerCapsTheAttempts) {
   const std::vector<std::pair<std::string, std::string>> base = {
       {"yarn.resourcemanager.address", "rm:8032"}, {"fs.defaultFS", "hdfs://nn:8020"}};
-  hadoop::ClusterConf defaults = Parse(base);
+  hadoop::ClusterConf defaults = ParseSiteProperties(base);
   EXPECT_EQ(AmAttemptsCapNote(Workers(0), defaults), "");
   EXPECT_EQ(AmAttemptsCapNote(Workers(1), defaults), "");  // 2 attempts: Hadoop's default cap
   EXPECT_EQ(
@@ -70,7 +58,7 @@ TEST(AmAttemptsTest, TheClientSaysWhenTheResourceManagerCapsTheAttempts) {
   auto one = base;
   one.emplace_back("yarn.resourcemanager.am.max-attempts", "1");
   EXPECT_EQ(
-      AmAttemptsCapNote(Workers(1), Parse(one)),
+      AmAttemptsCapNote(Workers(1), ParseSiteProperties(one)),
       "tony: note: retry count 1 (tony.am.retry-count, from /job/tony.xml) asks YARN for 2 AM "
       "attempts, but yarn.resourcemanager.am.max-attempts is 1 (in this client's Hadoop "
       "configuration in /etc/hadoop), and the ResourceManager gives no application more: a "
@@ -78,7 +66,7 @@ TEST(AmAttemptsTest, TheClientSaysWhenTheResourceManagerCapsTheAttempts) {
 
   auto five = base;
   five.emplace_back("yarn.resourcemanager.am.max-attempts", "5");
-  EXPECT_EQ(AmAttemptsCapNote(Workers(3), Parse(five)), "");
+  EXPECT_EQ(AmAttemptsCapNote(Workers(3), ParseSiteProperties(five)), "");
 }
 
 }  // namespace

@@ -11,36 +11,25 @@
 #include <vector>
 
 #include "engine/yarn/client/yarn_cluster.h"
+#include "tests/unit/cluster_conf_test_util.h"
 
 namespace tony::client {
 namespace {
 
 using namespace std::chrono_literals;
 
-hadoop::ClusterConf Parse(const std::vector<std::pair<std::string, std::string>>& props) {
-  std::string xml = "<configuration>";
-  for (const auto& [k, v] : props) {
-    xml += "<property><name>" + k + "</name><value>" + v + "</value></property>";
-  }
-  xml += "</configuration>";
-  Configuration c;
-  EXPECT_TRUE(c.AddXml(xml, "/etc/hadoop/yarn-site.xml").ok());
-  auto cc = hadoop::ParseClusterConf(std::move(c), "/etc/hadoop");
-  EXPECT_TRUE(cc.ok()) << cc.status().ToString();
-  return cc.ok() ? *cc : hadoop::ClusterConf{};
-}
-
 TEST(RmConnectRetriesTest, OneRmIsTriedOnePlusRetriesTimesWithPausesUpToTheRetryInterval) {
-  hadoop::ClusterConf c =
-      Parse({{"yarn.resourcemanager.address", "rm:8032"}, {"fs.defaultFS", "hdfs://nn:8020"}});
+  hadoop::ClusterConf c = ParseSiteProperties(
+      {{"yarn.resourcemanager.address", "rm:8032"}, {"fs.defaultFS", "hdfs://nn:8020"}});
   ApplyClientRmRetries(3, c);  // TonY's default
   EXPECT_EQ(c.rm_connect.max_connect_attempts, 4);
   EXPECT_EQ(c.rm_connect.initial_backoff, 1s);
   EXPECT_EQ(c.rm_connect.max_backoff, 30s);  // yarn-default's connect.retry-interval.ms
 
-  hadoop::ClusterConf fast = Parse({{"yarn.resourcemanager.address", "rm:8032"},
-                                    {"yarn.resourcemanager.connect.retry-interval.ms", "400"},
-                                    {"fs.defaultFS", "hdfs://nn:8020"}});
+  hadoop::ClusterConf fast =
+      ParseSiteProperties({{"yarn.resourcemanager.address", "rm:8032"},
+                           {"yarn.resourcemanager.connect.retry-interval.ms", "400"},
+                           {"fs.defaultFS", "hdfs://nn:8020"}});
   ApplyClientRmRetries(0, fast);
   EXPECT_EQ(fast.rm_connect.max_connect_attempts, 1);
   EXPECT_EQ(fast.rm_connect.initial_backoff, 400ms);
@@ -56,14 +45,14 @@ TEST(RmConnectRetriesTest,
       {"yarn.resourcemanager.hostname.rm2", "m2"},
       {"yarn.client.failover-sleep-base-ms", "10000"},
       {"fs.defaultFS", "hdfs://nn:8020"}};
-  hadoop::ClusterConf c = Parse(ha);
+  hadoop::ClusterConf c = ParseSiteProperties(ha);
   EXPECT_EQ(c.rm_failover.max_failovers, 90);  // yarn-default: 900 s / 10 s
   ApplyClientRmRetries(3, c);
   EXPECT_EQ(c.rm_failover.max_failovers, 9);  // TonY: max-wait = 3 x 30 s, over 10 s pauses
 
   auto explicit_attempts = ha;
   explicit_attempts.emplace_back("yarn.client.failover-max-attempts", "7");
-  hadoop::ClusterConf e = Parse(explicit_attempts);
+  hadoop::ClusterConf e = ParseSiteProperties(explicit_attempts);
   ApplyClientRmRetries(3, e);
   EXPECT_EQ(e.rm_failover.max_failovers, 7);
 }
