@@ -166,6 +166,24 @@ inline PastAttempt PastAttemptOf(const TaskRecord& t, std::string restart) {
                      t.host,    t.container_id, t.ended_ms,  std::move(restart)};
 }
 
+// What the coordinator knows that the cluster cannot tell a later AM attempt (docs/am-restart.md
+// §3): the AM journals it (coordinator/am_journal.h) and a new attempt recovers from it. Of each
+// task only the journaled fields are set: id, attempt, state, container_id, host, port, exit_code,
+// signal, end_reason, restart, in_completion, preempted and past_attempts (without ended_ms);
+// the others are their defaults. Times are not in it: they are this process's monotonic clock.
+struct JobJournal {
+  JobPhase phase = JobPhase::kRunning;
+  FinalStatus final_status = FinalStatus::kUndecided;
+  std::string final_message;
+  int session = 0;
+  std::string session_note;
+  int stage = 0;
+  int64_t spec_generation = 0;
+  std::vector<TaskRecord> tasks;
+  std::map<std::string, int> restarts_used;  // roles that used some
+  std::set<std::string> published;           // "role:index" (TaskPublished)
+};
+
 // ---- Events ----
 struct Start {};
 struct ContainerAllocated {
@@ -302,6 +320,8 @@ class JobStateMachine {
   bool RestartPending() const { return pending_task_restarts_ > 0 || gang_restart_at_ms_ >= 0; }
   // False while the task's role awaits a task that has not published yet (RoleSpec::awaits).
   bool AwaitedPublished(const TaskRecord& t) const;
+  // What the AM journals now (JobJournal); O(tasks).
+  JobJournal Journal() const;
 
  private:
   // Event handlers; each appends the commands it decides to `out`.
