@@ -72,6 +72,8 @@ std::vector<Command> JobStateMachine::Handle(const Event& event, int64_t now_ms)
                  [&](const KillRequested& e) { OnKillRequested(e, now_ms, out); },
                  [&](const TaskPublished& e) { OnTaskPublished(e, out); },
                  [&](const PreemptionNotice& e) { OnPreemptionNotice(e, out); },
+                 [&](const Recovered& e) { OnRecovered(e, now_ms, out); },
+                 [&](const TaskRejoined& e) { OnTaskRejoined(e, now_ms); },
              },
              event);
   MaybeFinish(now_ms, out);
@@ -223,7 +225,8 @@ void JobStateMachine::OnTaskRegistered(const TaskRegistered& e, int64_t now_ms,
 
 void JobStateMachine::OnHeartbeat(const Heartbeat& e, int64_t now_ms) {
   TaskRecord* t = CurrentAttempt(e.task, e.attempt);
-  if (t == nullptr || t->registered_ms < 0 || IsTerminal(t->state)) return;
+  // A recovered task awaiting its rejoin is not back before it rejoins (TaskRejoined).
+  if (t == nullptr || t->registered_ms < 0 || IsTerminal(t->state) || t->rejoin_by_ms >= 0) return;
   t->last_heartbeat_ms = now_ms;  // not a visible change: version_ stays
 }
 

@@ -157,6 +157,9 @@ struct TaskRecord {
   // YARN's preemption notice stopped it (PreemptionNotice): however it ends, it is STOPPED and
   // replaced without counting against its role's restart budget.
   bool preempted = false;
+  // A later AM attempt recovered it live (Recovered): it awaits its executor's rejoin until then,
+  // and is LOST after; -1 when not awaiting one (docs/am-restart.md §5).
+  int64_t rejoin_by_ms = -1;
   std::vector<PastAttempt> past_attempts;
 };
 
@@ -246,13 +249,34 @@ struct PreemptionNotice {
   TaskId task;
   int attempt = 0;
 };
+// A later AM attempt recovers the job (docs/am-restart.md §5), instead of Start: the tasks, the
+// session, the stage, the budgets and any decision as `journal` has them. A live task whose
+// container the cluster still reports (`live_containers`: YARN's containers from previous
+// attempts) awaits its executor's rejoin for JobSpec::am_reconnect_window_ms and is LOST if none
+// comes; any other live task is LOST at once. Either LOST goes to its restart policy. The NEW
+// tasks of the current stage are asked for again, and a restart pending when the AM died runs now
+// (its backoff's start is not journaled). A decided job is only stopped and finished.
+struct Recovered {
+  JobJournal journal;
+  std::set<std::string> live_containers;
+};
+// The executor of a task awaiting its rejoin registers again from its container: the task is
+// adopted as it was (RUNNING; its heartbeat clock starts now). Only for the task's current
+// attempt, from the container and address the journal has (RejoinRefusal says why not).
+struct TaskRejoined {
+  TaskId task;
+  int attempt = 0;
+  std::string container_id;
+  std::string host;
+  int port = 0;
+};
 struct Tick {};
 struct KillRequested {
   std::string reason;  // e.g. "killed by user (tony kill)"
 };
-using Event =
-    std::variant<Start, ContainerAllocated, TaskLaunchFailed, TaskRegistered, Heartbeat,
-                 TaskStalled, TaskExited, TaskPublished, PreemptionNotice, Tick, KillRequested>;
+using Event = std::variant<Start, ContainerAllocated, TaskLaunchFailed, TaskRegistered, Heartbeat,
+                           TaskStalled, TaskExited, TaskPublished, PreemptionNotice, Tick,
+                           KillRequested, Recovered, TaskRejoined>;
 
 // ---- Commands ----
 struct LaunchTask {
@@ -322,6 +346,9 @@ class JobStateMachine {
   bool AwaitedPublished(const TaskRecord& t) const;
   // What the AM journals now (JobJournal); O(tasks).
   JobJournal Journal() const;
+  // Why TaskRejoined `e` would not adopt its task (one line: the shell's FAILED_PRECONDITION), or
+  // "" when it would: the task awaits a rejoin, of that attempt, from that container and address.
+  std::string RejoinRefusal(const TaskRejoined& e) const;
 
  private:
   // Event handlers; each appends the commands it decides to `out`.
@@ -335,6 +362,20 @@ class JobStateMachine {
   void OnKillRequested(const KillRequested& e, int64_t now_ms, std::vector<Command>& out);
   void OnTaskPublished(const TaskPublished& e, std::vector<Command>& out);
   void OnPreemptionNotice(const PreemptionNotice& e, std::vector<Command>& out);
+
+  // Recovery by a later AM attempt (job_state_machine_recovery.cc).
+  void OnRecovered(const Recovered& e, int64_t now_ms, std::vector<Command>& out);
+  void OnTaskRejoined(const TaskRejoined& e, int64_t now_ms);
+  // Sets `t` as the journal's `j` has it, with the counters its state moves; true when it was live
+  // and its container is gone (the caller ends it LOST once every task is restored).
+  bool RestoreTask(TaskRecord& t, const TaskRecord& j, const std::set<std::string>& live,
+                   int64_t now_ms);
+  // After every task is restored: the cluster specs of the stages that had them, the decision,
+  // the restarts that were pending, the lost tasks' ends, the NEW tasks' containers.
+  void RestoreGangSpecs();
+  void RecoverDecided(const JobJournal& j, int64_t now_ms, std::vector<Command>& out);
+  void RecoverRunning(const std::vector<TaskRecord*>& lost, int64_t now_ms,
+                      std::vector<Command>& out);
   // Why the cluster took the task's container back (a preemption, its node lost, its disks
   // failed), or "" when it did not: such an end is replaced and not counted.
   static std::string TakenBack(const TaskRecord& t);

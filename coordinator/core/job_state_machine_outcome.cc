@@ -122,6 +122,7 @@ void JobStateMachine::EndTask(TaskRecord& t, TaskState state, std::optional<int>
   t.end_reason = std::move(end_reason);
   t.diagnostics = std::move(diagnostics);
   t.ended_ms = now_ms;
+  t.rejoin_by_ms = -1;
   // A new end: an earlier restart's note no longer applies, unless the end is part of the
   // pending restart of its gang.
   if (gang_restart_at_ms_ < 0 || t.stage != stage_) t.restart.clear();

@@ -122,7 +122,11 @@ void JobStateMachine::ResolveHeldExits(int64_t now_ms, std::vector<Command>& out
 // as a failure (TonY #606). It may still run somewhere, so it is stopped too.
 void JobStateMachine::FailTimedOutTask(TaskRecord& t, int64_t now_ms, std::vector<Command>& out) {
   std::string why;
-  if (t.registered_ms < 0) {
+  if (t.rejoin_by_ms >= 0) {
+    why = "did not come back within " + std::to_string(spec_.am_reconnect_window_ms) +
+          " ms of the AM's restart (the executors' reconnect window)";
+    t.rejoin_by_ms = -1;
+  } else if (t.registered_ms < 0) {
     why = "did not register within " + std::to_string(spec_.registration_timeout_ms) + " ms (" +
           spec_.KeyAndSource(keys::kContainerRegistrationTimeout) + ")";
   } else {
@@ -221,6 +225,7 @@ void JobStateMachine::CheckStopGrace(int64_t now_ms, std::vector<Command>& out) 
 
 std::optional<int64_t> JobStateMachine::TaskDeadlineMs(const TaskRecord& t) const {
   if (IsTerminal(t.state)) return std::nullopt;
+  if (t.rejoin_by_ms >= 0) return t.rejoin_by_ms;  // recovered: its executor's window
   if (t.state == TaskState::kAllocated && spec_.registration_timeout_ms > 0) {
     return t.allocated_ms + spec_.registration_timeout_ms;
   }
