@@ -63,6 +63,18 @@ const std::vector<FlagSpec>& StatusFlags() {
   return kFlags;
 }
 
+const std::vector<FlagSpec>& PortalFlags() {
+  static const std::vector<FlagSpec> kFlags = {
+      {"port", true, false, "the port to serve on (default 8080; 0: any free port)"},
+      {"bind", true, false, "the address to serve on (default 127.0.0.1: this machine only)"},
+      {"history", true, false,
+       SetsKey("also show the jobs of this TonY-layout history directory, a job's",
+               keys::kHistoryLocation)},
+      {"help", false, false, "this help"},
+  };
+  return kFlags;
+}
+
 const std::vector<FlagSpec>& LogsFlags() {
   static const std::vector<FlagSpec> kFlags = {
       {"task", true, false, "role:index (default: the coordinator's log)"},
@@ -89,6 +101,8 @@ std::string Usage() {
          "  kill      tony kill <job id>          stop a job and everything it started\n"
          "  logs      tony logs <job id> [--task worker:1] [--stream stdout|stderr|executor|all]\n"
          "            [--tail N] [--follow]\n"
+         "  portal    tony portal [--port N]      a web page of the jobs, their tasks, config and "
+         "logs\n"
          "  am        (internal) the job's coordinator\n"
          "  executor  (internal) a task's executor\n"
          "  bundle    (internal) build the archive tony submit ships to YARN and print its path\n"
@@ -116,12 +130,19 @@ std::string CommandHelp(const std::string& command) {
       {"bundle",
        "usage: tony bundle\n(internal) builds the archive `tony submit` ships to YARN (tony and\n"
        "its shared libraries) into $TONY_HOME/cache and prints its path.\n"},
+      {"portal",
+       "usage: tony portal [--port N] [--bind ADDR] [--history DIR]\n"
+       "Serves the jobs under $TONY_HOME/jobs (and a TonY-layout history dir) as web pages:\n"
+       "the jobs list, each job's tasks and events, its configuration and logs (TonY's routes\n"
+       "/, /jobs/<id>, /config/<id>, /logs/<id>; /api/jobs as JSON). Prints the URL; Ctrl-C\n"
+       "stops it.\n"},
       {"version", "usage: tony version\nPrints the version.\n"},
       {"help", "usage: tony help [<command>]\n"},
   };
   if (command == "submit") return "usage: tony submit [flags]\n" + FlagsHelp(SubmitFlags());
   if (command == "logs") return kHelp.at("logs") + FlagsHelp(LogsFlags());
   if (command == "status") return kHelp.at("status") + FlagsHelp(StatusFlags());
+  if (command == "portal") return kHelp.at("portal") + FlagsHelp(PortalFlags());
   auto it = kHelp.find(command);
   return it == kHelp.end() ? "" : it->second;
 }

@@ -14,6 +14,7 @@ namespace tony::cli {
 const std::vector<FlagSpec>& SubmitFlags();
 const std::vector<FlagSpec>& LogsFlags();
 const std::vector<FlagSpec>& StatusFlags();    // tony status
+const std::vector<FlagSpec>& PortalFlags();    // tony portal
 const std::vector<FlagSpec>& HelpOnlyFlags();  // subcommands whose only flag is --help
 
 // The overview of every subcommand (`tony`, `tony help`).

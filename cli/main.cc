@@ -18,6 +18,7 @@
 #include "engine/factory.h"
 #include "executor/executor.h"
 #include "history/job_dir.h"
+#include "portal/server.h"
 
 namespace tony::cli {
 namespace {
@@ -144,6 +145,43 @@ int RunStatusOrKill(const std::string& command, const std::vector<std::string>& 
   return client::KillJob(engine::ClientFaces(), *id);
 }
 
+// `tony portal`: the jobs of this $TONY_HOME as web pages until Ctrl-C (portal/server.h).
+int RunPortal(const std::vector<std::string>& args) {
+  auto flags = ParseFlags(args, PortalFlags());
+  if (!flags.ok() || !flags->positional.empty()) {
+    std::cerr << "tony: error: "
+              << (flags.ok() ? "unexpected argument " + flags->positional[0]
+                             : flags.status().message())
+              << "\n"
+              << CommandHelp("portal");
+    return 2;
+  }
+  portal::PortalOptions o;
+  o.bind = flags->Get("bind", o.bind);
+  auto port = ParseInt64(flags->Get("port", std::to_string(o.port)));
+  if (!port || *port < 0 || *port > 65535) {
+    std::cerr << "tony: error: --port " << flags->Get("port")
+              << ": expected a port number from 0 to 65535\n";
+    return 2;
+  }
+  o.port = static_cast<int>(*port);
+  o.sources.history = flags->Get("history");
+  if (Status readable = history::CheckJobRecordsReadable(); !readable.ok()) {
+    std::cerr << "tony: error: " << readable.message() << "\n";
+    return 1;
+  }
+  o.sources.jobs_root = history::JobsRoot();
+  Status served = portal::RunPortal(o, [](const std::string& url) {
+    std::cout << "tony portal: serving the jobs of " << history::JobsRoot() << " on " << url
+              << std::endl;
+  });
+  if (!served.ok()) {
+    std::cerr << "tony: error: " << served.message() << "\n";
+    return served.code() == StatusCode::kInvalidArgument ? 2 : 1;
+  }
+  return 0;
+}
+
 // The bundle for this executable, from $TONY_HOME/cache (client/bundle.h).
 int RunBundle() {
   Status home = history::PrepareTonyHome();
@@ -201,6 +239,7 @@ int Main(int argc, char** argv) {
   if (command == "status" || command == "kill") return RunStatusOrKill(command, rest);
   if (command == "logs") return RunLogs(rest);
   if (command == "bundle") return RunBundle();
+  if (command == "portal") return RunPortal(rest);
   if (command == "version" || command == "--version") {
     std::cout << "tony 0.1.0\n";
     return 0;

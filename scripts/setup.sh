@@ -13,6 +13,7 @@ packages=(
   maven openjdk-17-jdk-headless
   krb5-kdc krb5-admin-server krb5-user libkrb5-dev
   tcpdump
+  libcpp-httplib-dev chromium chromium-driver python3-selenium
 )
 
 missing=()

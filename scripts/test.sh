@@ -90,7 +90,7 @@ if [ $# -gt 0 ]; then
   exit $rc
 fi
 stage "unit and local-engine tests (release build), two at a time as under the sanitizers"
-(cd build && ctest -L 'unit|local' --output-on-failure -j 2) || rc=1
+(cd build && ctest -L 'unit|local|web' --output-on-failure -j 2) || rc=1
 start_bg "$tidy" bash scripts/clang-tidy.sh --all
 stage "yarn and secure tests (release build), one at a time"
 (cd build && ctest -L 'yarn|secure' --output-on-failure) || rc=1
