@@ -74,7 +74,10 @@ std::string Page(const std::string& title, const std::string& body, int refresh_
          "body{font-family:sans-serif;margin:1.5em;color:#222}\n"
          "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
          "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}\n"
-         "th{background:#f0f0f0}\npre{background:#f7f7f7;padding:.6em;overflow-x:auto}\n"
+         "th{background:#f0f0f0}\n"
+         "pre{background:#f7f7f7;padding:.6em;white-space:pre-wrap;overflow-wrap:anywhere}\n"
+         "svg text{font:12px sans-serif}svg .max{fill:#3b6ea8}svg .avg{fill:#9cc0e6}\n"
+         "svg .limit{stroke:#b00020;stroke-width:2;stroke-dasharray:4 2}\n"
          ".good{color:#176f2c}.bad{color:#b00020}.live{color:#0b5cad}.other{color:#666}\n"
          "nav a{margin-right:1em}\n</style></head>\n<body>\n<nav><a href=\"/\">jobs</a></nav>\n"
          "<h1>" +

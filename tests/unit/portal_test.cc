@@ -7,6 +7,7 @@
 
 #include "common/files.h"
 #include "history/job_dir.h"
+#include "portal/charts.h"
 #include "portal/html.h"
 #include "portal/job_records.h"
 #include "portal/pages.h"
@@ -162,6 +163,38 @@ TEST_F(PortalTest, TonyHistoryJobsAreListedFromTheirFileNames) {
   auto job = ReadJob(sources_, "application_1_0002");
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   EXPECT_NE(JobPage(*job, 0, 5).find("known only from its TonY history"), std::string::npos);
+}
+
+TEST(PortalChartTest, MemoryBarsCarryEachTasksValuesAndItsRolesLimit) {
+  JobRecord job;
+  job.status.emplace();
+  job.config = {{"tony.worker.memory", "1g"}};
+  for (int i = 0; i < 3; ++i) {
+    auto* t = job.status->add_tasks();
+    t->set_role(i < 2 ? "worker" : "ps<x>");
+    t->set_index(i);
+    if (i == 1) continue;  // no sample yet: no bar
+    auto* max = t->add_metrics();
+    max->set_name("MAX_MEMORY_BYTES");
+    max->set_value(256.0 * (1 << 20));
+    auto* avg = t->add_metrics();
+    avg->set_name("AVG_MEMORY_BYTES");
+    avg->set_value(128.0 * (1 << 20));
+  }
+  std::string svg = MemoryChart(job);
+  EXPECT_NE(
+      svg.find("<rect class=\"metric max\" data-task=\"worker:0\" data-value=\"268435456.0\""),
+      std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("data-task=\"worker:0\" data-value=\"1073741824.0\""), std::string::npos)
+      << "worker's limit line: " << svg;
+  EXPECT_NE(svg.find("256 MiB of 1024 MiB"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("worker:1"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("data-task=\"ps&lt;x&gt;:2\""), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("<x>"), std::string::npos) << svg;
+  job.status->mutable_tasks(0)->clear_metrics();
+  job.status->mutable_tasks(2)->clear_metrics();
+  EXPECT_EQ(MemoryChart(job), "");
 }
 
 }  // namespace

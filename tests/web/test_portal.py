@@ -30,18 +30,23 @@ print(f"worker {index} says <hello>", flush=True)
 sync = os.environ.get("SYNC_DIR")
 while sync and not os.path.exists(os.path.join(sync, "go")):
     time.sleep(0.05)
+if os.environ.get("MODE") == "hold":  # worker 0 holds 200 MiB, resident, for a few samples
+    block = bytearray((200 if index == 0 else 1) * 1024 * 1024)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    time.sleep(1.5)
 if os.environ.get("MODE") == "fail" and index == 1:
     print("worker 1 gives up", file=sys.stderr, flush=True)
     sys.exit(3)
 """
 
 
-def submit_args(tmp_path, name, *env):
+def submit_args(tmp_path, name, *env, **props):
     src = tmp_path / "src"
     write(str(src / "job.py"), SCRIPT)
     conf = tony_xml(str(tmp_path / f"{name}.xml"), {
         "tony.application.framework": "pytorch", "tony.application.name": name,
-        "tony.worker.instances": "2", "tony.worker.memory": "256m"})
+        "tony.worker.instances": "2", "tony.worker.memory": "512m", **props})
     shell_env = [a for e in env for a in ("--shell_env", e)]
     return ["submit", "--executes", "job.py", "--python_binary_path", SYSTEM_PYTHON,
             "--src_dir", str(src), "--conf_file", conf, *shell_env]
@@ -157,6 +162,37 @@ def test_jobs_list_job_page_config_and_logs(tony, portal, browser, tmp_path):
     assert sorted(os.listdir(pages.dir)) == sorted(
         f"{n}.png" for n in ("jobs", "jobs-filtered", "job", "config", "log-stderr", "logs",
                              "not-found"))
+
+
+def test_the_memory_chart_draws_each_tasks_peak_against_its_limit(tony, portal, browser,
+                                                                  tmp_path):
+    ran = tony.run(*submit_args(tmp_path, "portal-memory", "MODE=hold",
+                                **{"tony.task.metrics-interval-ms": "100"}))
+    assert ran.returncode == 0, ran.stderr
+    job = tony.jobs()[-1]
+    pages = Pages(browser, portal, tmp_path)
+    browser.get(f"{portal}/jobs/{job}")
+    svg = browser.find_element(By.CSS_SELECTOR, "svg#memory")
+    browser.execute_script("arguments[0].scrollIntoView()", svg)
+    pages.shot("job-memory")
+    peaks = {r.get_attribute("data-task"): float(r.get_attribute("data-value"))
+             for r in svg.find_elements(By.CSS_SELECTOR, "rect.max")}
+    means = {r.get_attribute("data-task"): float(r.get_attribute("data-value"))
+             for r in svg.find_elements(By.CSS_SELECTOR, "rect.avg")}
+    limits = {r.get_attribute("data-task"): float(r.get_attribute("data-value"))
+              for r in svg.find_elements(By.CSS_SELECTOR, "line.limit")}
+    assert set(peaks) == set(means) == set(limits) == {"worker:0", "worker:1"}, peaks
+    recorded = {f"{t['role']}:{t['index']}": {m["name"]: m["value"] for m in t["metrics"]}
+                for t in tony.status(job)["tasks"]}
+    for task, metrics in recorded.items():
+        assert peaks[task] == pytest.approx(metrics["MAX_MEMORY_BYTES"], abs=0.1), task
+        assert means[task] == pytest.approx(metrics["AVG_MEMORY_BYTES"], abs=0.1), task
+        assert limits[task] == 512 * 1024 * 1024
+    assert peaks["worker:0"] > 200 * 1024 * 1024 > peaks["worker:1"] > 0, peaks
+    # The bars are drawn to scale: worker 0's peak bar is the longer.
+    widths = {r.get_attribute("data-task"): r.size["width"]
+              for r in svg.find_elements(By.CSS_SELECTOR, "rect.max")}
+    assert widths["worker:0"] > widths["worker:1"] > 0, widths
 
 
 def test_a_running_jobs_page_refreshes_until_it_ends(tony, portal, browser, tmp_path):
