@@ -74,6 +74,8 @@ Coordinator::Coordinator(CoordinatorOptions options, JobSpec spec, const EngineF
   time_ = make_time ? make_time(io_) : std::make_unique<AsioTimeSource>(io_);
   wake_timer_ = time_->NewTimer();
   engine_ = make_engine(io_);
+  if (options_.write_journal)
+    journal_ = std::make_unique<JournalWriter>(io_, options_.write_journal);
 }
 
 Coordinator::~Coordinator() = default;
@@ -245,6 +247,7 @@ void Coordinator::Dispatch(const core::Event& event) {
   }
   for (const auto& command : commands) Execute(command);
   PersistChanges();
+  JournalChanges();
   AnswerStatusWaiters(/*expire_only=*/false);
   ArmWake();
 }
@@ -697,6 +700,8 @@ void Coordinator::Finish(const core::FinishJob& finish) {
   NoteRecordError(history::AppendEvent(
       paths_, history::JobEndLine(end_wall_ms_, ToRpc(finish.status), finish.message)));
   AnswerSpecWaiters(/*expire_only=*/true);
+  // The AM unregisters next and its staging dir goes: no journal write may come after.
+  if (journal_) journal_->Close();
   // Every task has ended or outlived its stop grace; make sure no process of the job is left.
   // Posted so that the call being answered now (often the last ReportResult) goes out first.
   asio::post(io_, [this, status = ToRpc(finish.status),

@@ -30,6 +30,7 @@
 
 #include "common/timer.h"
 #include "coordinator/core/job_state_machine.h"
+#include "coordinator/journal_writer.h"
 #include "coordinator/status_http.h"
 #include "engine/engine.h"
 #include "history/job_dir.h"
@@ -59,6 +60,9 @@ struct CoordinatorOptions {
   // tony.history.location's history in TonY's layout (history/tony_history.h); nullopt: none.
   // The coordinator fills in the app id, user, host, container and tony-final.xml.
   std::optional<history::TonyHistoryOptions> tony_history;
+  // Where the AM's journal goes after every change (docs/am-restart.md §3; YARN: the staging dir
+  // on HDFS, when a later AM attempt may recover the job); nullptr: nowhere.
+  JournalWriter::Write write_journal;
 };
 
 using EngineFactory = std::function<std::unique_ptr<engine::Engine>(asio::io_context&)>;
@@ -150,6 +154,8 @@ class Coordinator final : public engine::EngineListener {
   // The job's final message, with the record's first error when there was one.
   std::string WithRecordError(const std::string& message) const;
   void PersistChanges();
+  // Offers the journal to journal_ when the job changed since the last offer.
+  void JournalChanges();
   // Appends a task's state change to events.jsonl (with how it ended, for a terminal state) and
   // remembers it; states only move forward (common/task_state.h).
   void RecordTaskState(const core::TaskRecord& t, core::TaskState state);
@@ -188,6 +194,8 @@ class Coordinator final : public engine::EngineListener {
   int64_t start_wall_ms_ = 0;
   int64_t end_wall_ms_ = 0;
   int64_t persisted_version_ = -1;
+  std::unique_ptr<JournalWriter> journal_;  // nullptr: no journal (write_journal unset)
+  int64_t journaled_version_ = -1;
   std::map<std::string, core::TaskState> last_states_;  // StateKey -> last state in events.jsonl
   std::string record_error_;  // the first failed write of the job's record (NoteRecordError)
   std::unique_ptr<history::TonyHistoryWriter> tony_history_;

@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "config/key_names.h"
+#include "coordinator/am_journal.h"
 #include "coordinator/coordinator.h"
 
 namespace tony {
@@ -161,6 +162,12 @@ void Coordinator::PersistChanges() {
     RecordTaskState(t, t.state);
   }
   NoteRecordError(history::WriteJobStatus(paths_, Snapshot()));
+}
+
+void Coordinator::JournalChanges() {
+  if (!journal_ || machine_.version() == journaled_version_) return;
+  journaled_version_ = machine_.version();
+  journal_->Offer(SerializeAmJournal(machine_.Journal()));
 }
 
 void Coordinator::NoteRecordError(const Status& s) {

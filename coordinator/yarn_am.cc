@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "config/key_names.h"
+#include "coordinator/am_journal.h"
 #include "coordinator/am_main.h"
 #include "engine/yarn/yarn_engine.h"
 #include "hadoop/hdfs/webhdfs.h"
@@ -114,6 +115,15 @@ struct StagingHdfs {
     return fs;
   }
 };
+
+// docs/am-restart.md §3: the journal in <staging>/am/journal.pb, written whole and renamed over
+// the previous one (the am/ dir is WriteAmAddress's, made before the AM registers).
+Status WriteAmJournal(const std::string& dir, const StagingHdfs& staging,
+                      const std::string& bytes) {
+  auto fs = staging.Connect();
+  TONY_RETURN_IF_ERROR(fs->Create(AmJournalTmpPath(dir), bytes, "600"));
+  return fs->RenameOver(AmJournalTmpPath(dir), AmJournalPath(dir));
+}
 
 // The job's TonY history on the cluster's HDFS, through WebHDFS with the staging token.
 class WebHdfsHistoryFs final : public history::HistoryFs {
@@ -277,6 +287,14 @@ Result<EngineSetup> SetUpYarnEngine(const AmInputs& inputs, CoordinatorOptions d
   setup.options.status_proxies = SplitTrimmed(Env(engine::kWebProxyEnv), ',');
   setup.options.advertised_host = Env("NM_HOST", "localhost");  // registered as the AM's host
   setup.options.tony_binary = engine::kBundleBinary;  // unpacked into every container by its NM
+  // Only a job whose tasks ride out a dead AM has a later attempt to recover it (§8, 1).
+  const std::string staging_dir = Env(engine::kStagingDirEnv);
+  if (inputs.spec.am_reconnect_window_ms > 0 && !staging_dir.empty() &&
+      !staging.namenode_http.empty()) {
+    setup.options.write_journal = [staging_dir, staging](const std::string& bytes) {
+      return WriteAmJournal(staging_dir, staging, bytes);
+    };
+  }
   setup.make_engine = [spec = inputs.spec, yarn = std::move(yarn)](asio::io_context& io) {
     return std::make_unique<engine::YarnEngine>(io, spec, yarn);
   };

@@ -10,14 +10,18 @@
 #include <stdlib.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "common/sim_time.h"
+#include "coordinator/am_journal.h"
 #include "coordinator/coordinator.h"
 #include "engine/fake_engine.h"
 #include "rpc/client.h"
@@ -45,6 +49,7 @@ struct ShellOptions {
   JobSpec spec = TwoWorkers();
   engine::FakeEngineOptions engine;
   int64_t linger_ms = 10'000;
+  JournalWriter::Write write_journal;  // CoordinatorOptions::write_journal
 };
 
 // One coordinator shell running on a thread of its own, with its fake engine and clock.
@@ -67,6 +72,7 @@ class Shell {
     o.secret = kSecret;
     o.tony_binary = "/nonexistent/tony";  // the fake engine runs nothing
     o.linger_ms = options_.linger_ms;
+    o.write_journal = options_.write_journal;
     coordinator_ = std::make_unique<Coordinator>(
         o, options_.spec,
         [this](asio::io_context& io) {
@@ -372,6 +378,66 @@ TEST(CoordinatorShellTest, ARejoinOfALiveTaskCountsAsItsHeartbeatAndOfAnEndedOne
   EXPECT_NE(late.message().find("cannot come back: it ended LOST"), std::string::npos)
       << late.ToString();
   EXPECT_EQ(TaskState(shell.Status(), "worker", 0), "LOST");
+}
+
+// What the shell's journal writer got last (docs/am-restart.md §3), written on its thread.
+class JournalRecord {
+ public:
+  JournalWriter::Write Writer() {
+    return [this](const std::string& bytes) {
+      std::lock_guard<std::mutex> lock(mu_);
+      last_ = bytes;
+      ++writes_;
+      changed_.notify_all();
+      return Status::Ok();
+    };
+  }
+  // Waits (bounded) for a journal that `done` accepts; the last one written otherwise.
+  core::JobJournal WaitFor(const std::function<bool(const core::JobJournal&)>& done) {
+    std::unique_lock<std::mutex> lock(mu_);
+    core::JobJournal j;
+    changed_.wait_for(lock, std::chrono::milliseconds(kRealWaitMs), [&] {
+      auto parsed = ParseAmJournal(last_, "journal");
+      if (parsed.ok()) j = *parsed;
+      return parsed.ok() && done(j);
+    });
+    return j;
+  }
+  int writes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return writes_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::string last_;
+  int writes_ = 0;
+};
+
+TEST(CoordinatorShellTest, TheShellJournalsEveryChangeAndNothingAfterTheJobsEnd) {
+  JournalRecord record;
+  ShellOptions o;
+  o.write_journal = record.Writer();
+  Shell shell(o);
+  StartAndRegisterBoth(shell);
+  core::JobJournal running = record.WaitFor([](const core::JobJournal& j) {
+    return j.tasks.size() == 2 && j.tasks[0].state == core::TaskState::kRunning &&
+           j.tasks[1].state == core::TaskState::kRunning;
+  });
+  ASSERT_EQ(running.tasks.size(), 2U);
+  EXPECT_EQ(running.tasks[1].port, 4001);
+  EXPECT_EQ(running.tasks[1].container_id, shell.ContainerOf("worker", 1));
+  ASSERT_TRUE(Report(shell.Client(), "worker", 0, 0).ok());
+  ASSERT_TRUE(Report(shell.Client(), "worker", 1, 0).ok());
+  EXPECT_EQ(shell.WaitForPhase(rpc::FINISHED).final_status(), rpc::SUCCEEDED);
+  EXPECT_EQ(shell.WaitForExit(), 0);
+  // Closed at the end (before the AM unregisters): what it wrote last may be any journal up to
+  // the decision, never one after the end.
+  const int writes = record.writes();
+  EXPECT_GE(writes, 1);
+  EXPECT_NE(record.WaitFor([](const core::JobJournal&) { return true; }).phase,
+            core::JobPhase::kFinished);
 }
 
 TEST(CoordinatorShellTest, FailsTheJobAtTheApplicationTimeout) {

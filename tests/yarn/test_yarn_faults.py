@@ -225,12 +225,62 @@ def environ_of(pid):
         return dict(e.decode().split("=", 1) for e in f.read().split(b"\0") if b"=" in e)
 
 
+def proto_fields(data):
+    """The (field number, value) pairs of a protobuf message's bytes: an int for a varint, bytes
+    for a length-delimited field; enough to read the AM's journal (rpc/am_journal.proto)."""
+    fields, i = [], 0
+
+    def varint():
+        nonlocal i
+        n = shift = 0
+        while True:
+            b = data[i]
+            i += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                return n
+
+    while i < len(data):
+        key = varint()
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            fields.append((number, varint()))
+        elif wire == 2:
+            n = varint()
+            fields.append((number, data[i:i + n]))
+            i += n
+        else:
+            raise AssertionError(f"field {number} has wire type {wire}: not an AM journal")
+    return fields
+
+
+def journal_tasks(conf_dir, staging):
+    """The tasks of <staging>/am/journal.pb as (role, index, state, container id), or None while
+    there is no journal of version 1 (AmJournal.version = 1, tasks = 9; Task.role = 1, index = 2,
+    state = 4, container_id = 5)."""
+    data = hdfs_cat(conf_dir, staging + "/am/journal.pb")
+    if data is None:
+        return None
+    journal = proto_fields(data)
+    if (1, 1) not in journal:
+        return None
+    tasks = []
+    for number, value in journal:
+        if number != 9:
+            continue
+        task = dict(proto_fields(value))
+        tasks.append((task[1].decode(), task.get(2, 0), task[4].decode(), task[5].decode()))
+    return tasks
+
+
 def test_with_am_retries_the_am_writes_its_address_where_its_executors_look(
         minicluster, tmp_path):
     """tony.am.retry-count 1 (docs/am-restart.md §2, §4): the client asks YARN for a second AM
     attempt and says that this cluster's yarn.resourcemanager.am.max-attempts (1) caps it; the AM
     writes <staging dir>/am/address, naming its attempt and the address its executors dial, and
-    every executor has that staging dir and its own container id in its environment."""
+    every executor has that staging dir and its own container id in its environment. It journals
+    the job next to it (<staging dir>/am/journal.pb, §3): both tasks RUNNING in their containers."""
     tony, proc, d = start(tmp_path, minicluster, {"tony.am.retry-count": "1"})
     try:
         users = [pid_of(d, i, 0) for i in (0, 1)]
@@ -239,6 +289,11 @@ def test_with_am_retries_the_am_writes_its_address_where_its_executors_look(
         staging = f"/user/{user}/.tony/{app_id}"
         text = hdfs_cat(minicluster, staging + "/am/address")
         envs = [environ_of(executor_of(p)) for p in users]
+        def both_running():
+            tasks = journal_tasks(minicluster, staging)
+            return tasks if tasks and all(state == "RUNNING" for _, _, state, _ in tasks) else None
+
+        journal = eventually(both_running, timeout=30, what="the AM's journal, both tasks RUNNING")
     finally:
         out, err, _ = finish(proc, d)
     assert proc.returncode == 0, out + err
@@ -257,6 +312,8 @@ def test_with_am_retries_the_am_writes_its_address_where_its_executors_look(
         assert env["CONTAINER_ID"] == env["TONY_CONTAINER_ID"], env
     assert {env["CONTAINER_ID"] for env in envs} == {
         tony.task("worker", i, app_id)["container_id"] for i in (0, 1)}
+    assert [(role, index, container) for role, index, _, container in journal] == [
+        ("worker", i, tony.task("worker", i, app_id)["container_id"]) for i in (0, 1)], journal
     assert_nothing_left(app_id, timeout=30)
 
 
