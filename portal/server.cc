@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/clock.h"
@@ -55,6 +56,23 @@ void ServeLogs(const PortalOptions& o, const httplib::Request& req, httplib::Res
   SendHtml(res, LogPage(*job, task, attempt.value_or(0), stream, ToValidUtf8(content)));
 }
 
+// A job's status.json as `tony status --json <id>` prints it (docs/status-json.md), or a JSON
+// error: no such job, or one known only from its TonY history.
+void ServeJobJson(const PortalOptions& o, const httplib::Request& req, httplib::Response& res) {
+  auto job = ReadJob(o.sources, req.matches[1].str());
+  Result<std::string> json =
+      NotFound("job " + req.matches[1].str() + " is known only from its TonY history");
+  if (!job.ok()) {
+    json = job.status();
+  } else if (job->status) {
+    json = history::JobStatusJson(*job->status);
+  }
+  if (json.ok()) return res.set_content(*json, "application/json");
+  res.status = json.status().code() == StatusCode::kNotFound ? 404 : 500;
+  res.set_content(nlohmann::json{{"error", json.status().message()}}.dump() + "\n",
+                  "application/json");
+}
+
 void AddRoutes(httplib::Server& server, const PortalOptions& o) {
   server.Get("/", [&o](const httplib::Request& req, httplib::Response& res) {
     SendHtml(res, JobsPage(ListJobs(o.sources), req.get_param_value("q"), NowMs()));
@@ -65,6 +83,9 @@ void AddRoutes(httplib::Server& server, const PortalOptions& o) {
       if (Matches(j, req.get_param_value("q"))) jobs.push_back(std::move(j));
     }
     res.set_content(JobsJson(jobs, NowMs()), "application/json");
+  });
+  server.Get(R"(/api/jobs/([^/]+))", [&o](const httplib::Request& req, httplib::Response& res) {
+    ServeJobJson(o, req, res);
   });
   server.Get(R"(/jobs/([^/]+))", [&o](const httplib::Request& req, httplib::Response& res) {
     if (auto job = JobOf(o, req, res)) SendHtml(res, JobPage(*job, NowMs(), o.refresh_s));

@@ -2,12 +2,15 @@
 chromium-driver through Debian's python3-selenium, loads the pages of jobs that just ran on the
 local engine and checks what they show. Each page's screenshot is kept under the test's tmp dir
 (screenshots/), the artifact to look at when an assertion fails."""
+import json
 import os
 import re
 import select
 import shutil
 import signal
 import subprocess
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -16,7 +19,7 @@ from tonytest import SYSTEM_PYTHON, TONY_BIN, eventually, tony_xml, write
 selenium = pytest.importorskip("selenium", reason="needs Debian's python3-selenium")
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -99,10 +102,14 @@ class Pages:
                 for tr in self.browser.find_elements(By.CSS_SELECTOR, f"table#{table} tr")[1:]]
 
     def states_now(self, table):
-        """The states (2nd column) in `table`; None while the page is being reloaded."""
+        """The states (2nd column) in `table`, read in one script call so that they come from one
+        document; None while the page is being reloaded (its elements or its script context are
+        gone then, which the driver reports as one of several WebDriverExceptions)."""
         try:
-            return {r[1] for r in self.rows(table)}
-        except StaleElementReferenceException:
+            return set(self.browser.execute_script(
+                f"return [...document.querySelectorAll('table#{table} tr')].slice(1)"
+                ".map(tr => tr.cells[1].textContent)"))
+        except WebDriverException:
             return None
 
 
@@ -155,6 +162,15 @@ def test_jobs_list_job_page_config_and_logs(tony, portal, browser, tmp_path):
     pages.shot("logs")
     browser.find_element(By.CSS_SELECTOR, "a[href*='worker%3A0'][href*='stream=stdout']").click()
     assert browser.find_element(By.ID, "log").text == "worker 0 says <hello>"
+
+    with urllib.request.urlopen(f"{portal}/api/jobs?q=portal") as r:
+        listed = {j["job_id"]: j for j in json.load(r)["jobs"]}
+    assert {i: j["state"] for i, j in listed.items()} == {ok_id: "SUCCEEDED", failed_id: "FAILED"}
+    with urllib.request.urlopen(f"{portal}/api/jobs/{failed_id}") as r:
+        assert json.load(r) == tony.status(failed_id)
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"{portal}/api/jobs/no-such-job")
+    assert missing.value.code == 404 and "no job no-such-job" in json.load(missing.value)["error"]
 
     browser.get(f"{portal}/jobs/no-such-job")
     pages.shot("not-found")
