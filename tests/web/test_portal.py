@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 
-from tonytest import SYSTEM_PYTHON, TONY_BIN, eventually, tony_xml, write
+from tonytest import SYSTEM_PYTHON, TONY_BIN, eventually, job_id_from, tony_xml, write
 
 selenium = pytest.importorskip("selenium", reason="needs Debian's python3-selenium")
 from selenium import webdriver  # noqa: E402
@@ -118,7 +118,9 @@ def test_jobs_list_job_page_config_and_logs(tony, portal, browser, tmp_path):
     assert ok.returncode == 0, ok.stderr
     failed = tony.run(*submit_args(tmp_path, "portal-fail", "MODE=fail"))
     assert failed.returncode != 0, failed.stdout
-    ok_id, failed_id = tony.jobs()
+    # The ids' order is not the submissions' within one second: each job's own output names it.
+    ok_id, failed_id = (job_id_from(r.stdout + r.stderr) for r in (ok, failed))
+    assert sorted([ok_id, failed_id]) == tony.jobs(), (ok.stderr, failed.stderr)
     pages = Pages(browser, portal, tmp_path)
 
     browser.get(portal + "/")
@@ -185,7 +187,7 @@ def test_the_memory_chart_draws_each_tasks_peak_against_its_limit(tony, portal, 
     ran = tony.run(*submit_args(tmp_path, "portal-memory", "MODE=hold",
                                 **{"tony.task.metrics-interval-ms": "100"}))
     assert ran.returncode == 0, ran.stderr
-    job = tony.jobs()[-1]
+    job = job_id_from(ran.stdout + ran.stderr)
     pages = Pages(browser, portal, tmp_path)
     browser.get(f"{portal}/jobs/{job}")
     svg = browser.find_element(By.CSS_SELECTOR, "svg#memory")
