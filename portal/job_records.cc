@@ -13,6 +13,7 @@
 #include "config/key_names.h"
 #include "history/job_dir.h"
 #include "history/tony_history.h"
+#include "portal/jhist.h"
 
 namespace tony::portal {
 namespace {
@@ -193,6 +194,9 @@ Result<JobRecord> ReadJob(const PortalSources& sources, const std::string& id) {
       job.summary = std::move(*summary);
       job.config_file = dir + "/tony-final.xml";
       ReadConfig(job.config_file, job.summary, &job.config);
+      if (auto events = ReadJhistEvents(job.summary.jhist); events.ok()) {
+        job.events = std::move(*events);
+      }
       return job;
     }
   }

@@ -75,7 +75,7 @@ std::string TaskRows(const std::string& id, const rpc::TaskStatus& t) {
 std::string TasksTable(const JobRecord& job) {
   if (!job.status) {
     return "<p>No task table: this job is known only from its TonY history file " +
-           Escape(job.summary.jhist) + ".</p>\n";
+           Escape(job.summary.jhist) + " (its events below).</p>\n";
   }
   std::string out =
       "<h2>Tasks</h2>\n<table id=\"tasks\"><tr><th>task</th><th>state</th><th>attempt</th>"

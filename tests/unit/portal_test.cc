@@ -7,6 +7,7 @@
 
 #include "common/files.h"
 #include "history/job_dir.h"
+#include "history/tony_history.h"
 #include "portal/charts.h"
 #include "portal/html.h"
 #include "portal/job_records.h"
@@ -163,6 +164,51 @@ TEST_F(PortalTest, TonyHistoryJobsAreListedFromTheirFileNames) {
   auto job = ReadJob(sources_, "application_1_0002");
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   EXPECT_NE(JobPage(*job, 0, 5).find("known only from its TonY history"), std::string::npos);
+}
+
+TEST_F(PortalTest, TonyHistoryEventsAreReadWhileTheJobRunsAndAfter) {
+  history::TonyHistoryOptions options;
+  options.intermediate = sources_.history + "/intermediate";
+  options.finished = sources_.history + "/finished";
+  options.app_id = "application_1_0007";
+  options.user = "alice";
+  options.host = "am-host";
+  options.final_conf = root_ + "/tony-final.xml";
+  ASSERT_TRUE(WriteFileAtomic(options.final_conf, "<configuration/>").ok());
+  auto writer = history::TonyHistoryWriter::Start(options, 1'000);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_TRUE((*writer)->ApplicationInited(1, 1'000).ok());
+  ASSERT_TRUE((*writer)->TaskStarted("worker", 0, "node-1", "container_1", 2'000).ok());
+  auto running = ReadJob(sources_, "application_1_0007");
+  ASSERT_TRUE(running.ok()) << running.status().ToString();
+  EXPECT_EQ(running->summary.state, "RUNNING");
+  ASSERT_EQ(running->events.size(), 2u);
+  EXPECT_EQ(running->events[1].time_ms, 2'000);
+  ASSERT_TRUE((*writer)
+                  ->TaskFinished("worker", 0, "FAILED", {{"MAX_MEMORY_BYTES", 5e8}}, "<oom>", 3'000)
+                  .ok());
+  ASSERT_TRUE((*writer)->ApplicationFinished(0, 1, {}, 4'000).ok());
+  ASSERT_TRUE((*writer)->Finish(4'000, "FAILED").ok());
+  auto job = ReadJob(sources_, "application_1_0007");
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->summary.state, "FAILED");
+  ASSERT_EQ(job->events.size(), 4u);
+  using Fields = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(job->events[0].fields, (Fields{{"job", "APPLICATION_INITED"},
+                                           {"applicationId", "application_1_0007"},
+                                           {"numTasks", "1"},
+                                           {"host", "am-host"}}));
+  EXPECT_EQ(job->events[1].fields, (Fields{{"task", "worker:0"},
+                                           {"state", "STARTED"},
+                                           {"host", "node-1"},
+                                           {"containerID", "container_1"}}));
+  EXPECT_EQ(job->events[2].fields, (Fields{{"task", "worker:0"},
+                                           {"state", "FAILED"},
+                                           {"metrics", "MAX_MEMORY_BYTES=500000000"},
+                                           {"containerDiagnostic", "<oom>"}}));
+  std::string page = JobPage(*job, 0, 5);
+  EXPECT_NE(page.find("&lt;oom&gt;"), std::string::npos) << page;
+  EXPECT_EQ(page.find("<oom>"), std::string::npos) << page;
 }
 
 TEST(PortalChartTest, MemoryBarsCarryEachTasksValuesAndItsRolesLimit) {
