@@ -97,7 +97,71 @@ std::string Row(const TaskMemory& m, int row, double scale) {
   return out;
 }
 
+constexpr const char* kStartupStates[] = {"ALLOCATED", "REGISTERED", "RUNNING"};
+constexpr const char* kStartupStages[] = {"containers allocated", "executors registered",
+                                          "user processes running"};
+constexpr const char* kStartupColors[] = {"#9cc0e6", "#3b6ea8", "#176f2c"};
+
+std::string EventField(const JobEvent& e, const std::string& key) {
+  for (const auto& [k, v] : e.fields) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+// When every task's first attempt had reached each of kStartupStates (the last task to reach it);
+// none from the first state some task has not reached.
+std::vector<int64_t> StartupTimes(const JobRecord& job) {
+  std::vector<int64_t> times;
+  for (const char* state : kStartupStates) {
+    int64_t last = 0;
+    for (const auto& t : job.status->tasks()) {
+      std::string task = t.role() + ":" + std::to_string(t.index());
+      int64_t reached = 0;
+      for (const auto& e : job.events) {
+        if (EventField(e, "task") == task && EventField(e, "attempt") == "0" &&
+            EventField(e, "state") == state) {
+          reached = e.time_ms;
+        }
+      }
+      if (reached == 0) return times;
+      last = std::max(last, reached);
+    }
+    times.push_back(last);
+  }
+  return times;
+}
+
 }  // namespace
+
+std::string StartupChart(const JobRecord& job) {
+  if (!job.status || job.status->tasks_size() == 0 || job.status->start_wall_ms() <= 0) return "";
+  std::vector<int64_t> times = StartupTimes(job);
+  if (times.empty()) return "";
+  int64_t start = job.status->start_wall_ms();
+  double total = static_cast<double>(std::max<int64_t>(times.back() - start, 1));
+  double scale = kBarsWidth / total;
+  std::string bars, legend;
+  int64_t from = start;
+  for (size_t i = 0; i < times.size(); ++i) {
+    int64_t ms = std::max<int64_t>(times[i] - from, 0);
+    double x = kLabelWidth + static_cast<double>(from - start) * scale;
+    bars += "<rect class=\"stage\" data-stage=\"" + std::string(kStartupStages[i]) +
+            "\" data-ms=\"" + std::to_string(ms) + "\" x=\"" + Num(x) + "\" y=\"4\" width=\"" +
+            Num(std::max(static_cast<double>(ms) * scale, 1.0)) + "\" height=\"16\" fill=\"" +
+            kStartupColors[i] + "\"><title>" + kStartupStages[i] + ": " + std::to_string(ms) +
+            " ms</title></rect>";
+    legend += "<li><span style=\"color:" + std::string(kStartupColors[i]) + "\">&#9632;</span> " +
+              kStartupStages[i] + ": " + std::to_string(ms) + " ms</li>";
+    from = std::max(from, times[i]);
+  }
+  return "<h2>Start-up</h2>\n<svg id=\"startup\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+         std::to_string(kLabelWidth + kBarsWidth + 10) +
+         "\" height=\"24\"><text x=\"0\" y=\"16\">" + std::to_string(times.back() - start) +
+         " ms</text>" + bars + "</svg>\n<ul class=\"legend\">" + legend +
+         "</ul>\n<p>From the coordinator's start until every task's first attempt had its "
+         "container, its executor registered and its process running (events.jsonl).</p>\n";
+}
 
 std::string MemoryChart(const JobRecord& job) {
   std::vector<TaskMemory> tasks = TasksWithMemory(job);

@@ -15,4 +15,10 @@ namespace tony::portal {
 // The "Memory" section of a job page; empty when no task has reported a metric yet.
 std::string MemoryChart(const JobRecord& job);
 
+// The "Start-up" section: where the time went from the coordinator's start (status.json's
+// start_wall_ms) until every task's first attempt was ALLOCATED (its container), REGISTERED (its
+// executor) and RUNNING (its user process), from events.jsonl, as one bar of those three stages
+// (data-stage, data-ms on each). Empty until every task's first attempt reached ALLOCATED.
+std::string StartupChart(const JobRecord& job);
+
 }  // namespace tony::portal

@@ -187,8 +187,8 @@ std::string JobsJson(const std::vector<JobSummary>& jobs, int64_t now_ms) {
 }
 
 std::string JobPage(const JobRecord& job, int64_t now_ms, int refresh_s) {
-  std::string body =
-      SummaryList(job, now_ms) + TasksTable(job) + MemoryChart(job) + EventsTable(job);
+  std::string body = SummaryList(job, now_ms) + TasksTable(job) + StartupChart(job) +
+                     MemoryChart(job) + EventsTable(job);
   return Page("Job " + job.summary.id, body, job.summary.running ? refresh_s : 0);
 }
 

@@ -243,5 +243,36 @@ TEST(PortalChartTest, MemoryBarsCarryEachTasksValuesAndItsRolesLimit) {
   EXPECT_EQ(MemoryChart(job), "");
 }
 
+TEST(PortalChartTest, StartupBarIsTheTimeUntilTheLastTaskReachedEachStage) {
+  JobRecord job;
+  job.status.emplace();
+  job.status->set_start_wall_ms(1'000);
+  for (int i = 0; i < 2; ++i) {
+    auto* t = job.status->add_tasks();
+    t->set_role("worker");
+    t->set_index(i);
+  }
+  auto event = [&](int64_t ms, const std::string& task, const std::string& attempt,
+                   const std::string& state) {
+    job.events.push_back({ms, {{"task", task}, {"attempt", attempt}, {"state", state}}});
+  };
+  event(1'100, "worker:0", "0", "ALLOCATED");
+  EXPECT_EQ(StartupChart(job), "") << "worker:1 has no container yet";
+  event(1'150, "worker:1", "0", "ALLOCATED");
+  event(1'400, "worker:1", "0", "REGISTERED");
+  event(1'300, "worker:0", "0", "REGISTERED");
+  event(1'450, "worker:0", "0", "RUNNING");
+  event(1'500, "worker:1", "0", "RUNNING");
+  event(9'000, "worker:1", "1", "RUNNING");  // a restart is not start-up
+  std::string svg = StartupChart(job);
+  EXPECT_NE(svg.find("data-stage=\"containers allocated\" data-ms=\"150\""), std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("data-stage=\"executors registered\" data-ms=\"250\""), std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("data-stage=\"user processes running\" data-ms=\"100\""), std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find(">500 ms</text>"), std::string::npos) << svg;
+}
+
 }  // namespace
 }  // namespace tony::portal

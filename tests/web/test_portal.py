@@ -182,8 +182,7 @@ def test_jobs_list_job_page_config_and_logs(tony, portal, browser, tmp_path):
                              "not-found"))
 
 
-def test_the_memory_chart_draws_each_tasks_peak_against_its_limit(tony, portal, browser,
-                                                                  tmp_path):
+def test_the_memory_chart_and_the_start_up_bar(tony, portal, browser, tmp_path):
     ran = tony.run(*submit_args(tmp_path, "portal-memory", "MODE=hold",
                                 **{"tony.task.metrics-interval-ms": "100"}))
     assert ran.returncode == 0, ran.stderr
@@ -211,6 +210,18 @@ def test_the_memory_chart_draws_each_tasks_peak_against_its_limit(tony, portal, 
     widths = {r.get_attribute("data-task"): r.size["width"]
               for r in svg.find_elements(By.CSS_SELECTOR, "rect.max")}
     assert widths["worker:0"] > widths["worker:1"] > 0, widths
+
+    # The start-up bar: three stages, each as long as the events say, adding up to its label.
+    startup = browser.find_element(By.CSS_SELECTOR, "svg#startup")
+    stages = {r.get_attribute("data-stage"): int(r.get_attribute("data-ms"))
+              for r in startup.find_elements(By.CSS_SELECTOR, "rect.stage")}
+    assert list(stages) == ["containers allocated", "executors registered",
+                            "user processes running"], stages
+    events = [json.loads(line) for line in open(os.path.join(tony.job_dir(job), "events.jsonl"))]
+    running = max(e["time_ms"] for e in events if e.get("state") == "RUNNING")
+    started = int(tony.status(job)["start_wall_ms"])
+    assert sum(stages.values()) == running - started, (stages, running - started)
+    assert startup.find_element(By.TAG_NAME, "text").text == f"{running - started} ms"
 
 
 def test_a_running_jobs_page_refreshes_until_it_ends(tony, portal, browser, tmp_path):
