@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/files.h"
+#include "common/process.h"
 #include "common/strings.h"
 #include "config/configuration.h"
 #include "config/key_names.h"
@@ -60,6 +61,18 @@ void ApplyStatus(const rpc::JobStatus& status, JobSummary& summary) {
   summary.tasks = status.tasks_size();
 }
 
+// A local job whose record says it runs but whose coordinator is gone (kill -9, a crash) is shown
+// as UNKNOWN, not RUNNING forever; the portal only reads, `tony status <id>` records the end.
+void CheckCoordinator(const history::JobPaths& paths, JobSummary& summary) {
+  auto am = history::ReadAmInfo(paths);
+  if (!am.ok() || am->start_id.empty() || ProcessStartId(am->pid) == am->start_id) return;
+  summary.running = false;
+  summary.state = "UNKNOWN";
+  summary.message = "its coordinator (pid " + std::to_string(am->pid) +
+                    ") is gone without recording the job's end; `tony status " + summary.id +
+                    "` records it";
+}
+
 JobSummary LocalSummary(const std::string& root, const std::string& id,
                         std::optional<rpc::JobStatus>* status_out,
                         std::vector<std::pair<std::string, std::string>>* config) {
@@ -75,6 +88,7 @@ JobSummary LocalSummary(const std::string& root, const std::string& id,
   ReadConfig(paths.FinalConf(), summary, config);
   if (auto status = history::ReadJobStatus(paths); status.ok()) {
     ApplyStatus(*status, summary);
+    if (summary.running && status->engine() == "local") CheckCoordinator(paths, summary);
     if (status_out != nullptr) *status_out = std::move(*status);
   }
   return summary;

@@ -128,9 +128,8 @@ std::string SummaryList(const JobRecord& job, int64_t now_ms) {
   row("queue", Escape(j.queue));
   row("started", Escape(WallTime(j.start_ms)));
   row("duration", Escape(Duration(j.start_ms, j.end_ms, now_ms)));
-  if (job.status && !job.status->message().empty()) {
-    row("message", "<pre>" + Escape(job.status->message()) + "</pre>");
-  }
+  std::string message = job.status && j.state != "UNKNOWN" ? job.status->message() : j.message;
+  if (!message.empty()) row("message", "<pre>" + Escape(message) + "</pre>");
   if (job.status && !job.status->tensorboard_url().empty()) {
     const std::string& url = job.status->tensorboard_url();
     row("TensorBoard", "<a href=\"" + Escape(url) + "\">" + Escape(url) + "</a>");

@@ -2,10 +2,12 @@
 // job wrote is escaped, jobs are found by listed id only, and a log link reaches only the files
 // the record names.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 
 #include "common/files.h"
+#include "common/process.h"
 #include "history/job_dir.h"
 #include "history/tony_history.h"
 #include "portal/charts.h"
@@ -102,6 +104,28 @@ TEST_F(PortalTest, PagesShowTheJobWithEverythingItWroteEscaped) {
   EXPECT_NE(page.find("worker:1 (earlier)"), std::string::npos) << page;
   EXPECT_EQ(page.find("http-equiv=\"refresh\""), std::string::npos) << "an ended job reloads";
   EXPECT_NE(JobsJson(jobs, 0).find("\"job_id\": \"tony-1\""), std::string::npos);
+}
+
+TEST_F(PortalTest, ARunningJobWhoseCoordinatorIsGoneIsUnknownNotRunning) {
+  history::JobPaths paths = WriteJob("tony-1");
+  rpc::JobStatus status = *history::ReadJobStatus(paths);
+  status.set_phase(rpc::RUNNING);
+  status.set_final_status(rpc::UNDECIDED);
+  status.set_engine("local");
+  ASSERT_TRUE(history::WriteJobStatus(paths, status).ok());
+  ASSERT_TRUE(
+      history::WriteAmInfo(paths, {"127.0.0.1", 1, ::getpid(), ProcessStartId(::getpid())}).ok());
+  EXPECT_EQ(ListJobs(sources_)[0].state, "RUNNING");
+  EXPECT_TRUE(ListJobs(sources_)[0].running);
+  // The same pid with another start id: the pid was reused, the coordinator is gone.
+  ASSERT_TRUE(history::WriteAmInfo(paths, {"127.0.0.1", 1, ::getpid(), "gone"}).ok());
+  auto job = ReadJob(sources_, "tony-1");
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->summary.state, "UNKNOWN");
+  EXPECT_FALSE(job->summary.running);
+  std::string page = JobPage(*job, 0, 5);
+  EXPECT_NE(page.find("is gone without recording the job&#39;s end"), std::string::npos) << page;
+  EXPECT_EQ(page.find("http-equiv=\"refresh\""), std::string::npos) << page;
 }
 
 TEST_F(PortalTest, FilterMatchesEveryWordAnywhere) {
