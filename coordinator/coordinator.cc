@@ -187,7 +187,7 @@ int Coordinator::Run() {
     final_status_seen_ = true;
     if (!finished_) Dispatch(core::KillRequested{"killed by user (tony kill: SIGTERM)"});
   });
-  Dispatch(core::Start{});
+  StartOrRecover();
   // With no timer armed and no engine I/O pending the loop has nothing queued, yet RPCs will
   // come: keep it running until ShutdownServer stops it.
   auto keep_running = asio::make_work_guard(io_);
@@ -195,6 +195,24 @@ int Coordinator::Run() {
   if (stopper_.joinable()) stopper_.join();
   TONY_LOG(kInfo) << "coordinator exiting";
   return machine_.final_status() == core::FinalStatus::kSucceeded ? 0 : 1;
+}
+
+void Coordinator::StartOrRecover() {
+  if (!options_.journal) {
+    Dispatch(core::Start{});
+    return;
+  }
+  const std::set<std::string> live = engine_->ContainersFromPreviousAttempts();
+  TONY_LOG(kInfo) << "recovering the job from the journal of the AM attempt before (session "
+                  << options_.journal->session << ", " << options_.journal->tasks.size()
+                  << " tasks); " << live.size() << " of its containers still run";
+  // Before the dispatch: what it decides (a stop, a loss) is about these containers.
+  for (const core::TaskRecord& t : options_.journal->tasks) {
+    if (!t.container_id.empty() && !core::IsTerminal(t.state)) {
+      container_tasks_[t.container_id] = ContainerTask{t.id, t.attempt};
+    }
+  }
+  Dispatch(core::Recovered{*options_.journal, live});
 }
 
 void Coordinator::OnWake() {
@@ -401,6 +419,10 @@ void Coordinator::HandleRegister(const rpc::RegisterTaskRequest& req,
         "attempt " + std::to_string(req.task().attempt()) + " of " + id.ToString() + " is stale"));
     return;
   }
+  if (req.rejoin() && task->rejoin_by_ms >= 0) {
+    HandleRecoveredRejoin(id, req, reactor);
+    return;
+  }
   if (req.rejoin()) {
     HandleRejoin(id, *task, req, reactor);
     return;
@@ -438,6 +460,20 @@ void Coordinator::HandleRejoin(const core::TaskId& id, const core::TaskRecord& t
   }
   TONY_LOG(kInfo) << id.ToString() << " came back at " << req.host() << ":" << req.port();
   Dispatch(core::Heartbeat{id, task.attempt});
+  reactor->Finish(grpc::Status::OK);
+}
+
+void Coordinator::HandleRecoveredRejoin(const core::TaskId& id, const rpc::RegisterTaskRequest& req,
+                                        grpc::ServerUnaryReactor* reactor) {
+  core::TaskRejoined rejoined{id, req.task().attempt(), req.container_id(), req.host(), req.port()};
+  if (std::string refusal = machine_.RejoinRefusal(rejoined); !refusal.empty()) {
+    TONY_LOG(kWarning) << "refused the return of " << id.ToString() << ": " << refusal;
+    reactor->Finish(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, refusal));
+    return;
+  }
+  TONY_LOG(kInfo) << id.ToString() << " came back to this AM attempt from container "
+                  << req.container_id() << " at " << req.host() << ":" << req.port();
+  Dispatch(rejoined);
   reactor->Finish(grpc::Status::OK);
 }
 

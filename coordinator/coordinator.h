@@ -63,6 +63,10 @@ struct CoordinatorOptions {
   // Where the AM's journal goes after every change (docs/am-restart.md §3; YARN: the staging dir
   // on HDFS, when a later AM attempt may recover the job); nullptr: nowhere.
   JournalWriter::Write write_journal;
+  // A later AM attempt (docs/am-restart.md §5): the journal of the attempt before, from which the
+  // job is recovered (core::Recovered, with the engine's ContainersFromPreviousAttempts) instead
+  // of started.
+  std::optional<core::JobJournal> journal;
 };
 
 using EngineFactory = std::function<std::unique_ptr<engine::Engine>(asio::io_context&)>;
@@ -130,6 +134,11 @@ class Coordinator final : public engine::EngineListener {
   // A task's executor that lost this coordinator registers again (RegisterTaskRequest.rejoin).
   void HandleRejoin(const core::TaskId& id, const core::TaskRecord& task,
                     const rpc::RegisterTaskRequest& req, grpc::ServerUnaryReactor* reactor);
+  // The same for a task this AM attempt recovered from the journal: it awaits that rejoin.
+  void HandleRecoveredRejoin(const core::TaskId& id, const rpc::RegisterTaskRequest& req,
+                             grpc::ServerUnaryReactor* reactor);
+  // Start, or Recovered from CoordinatorOptions::journal.
+  void StartOrRecover();
   Status StartServer();
   Status StartStatusEndpoint();
   void Dispatch(const core::Event& event);

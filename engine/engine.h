@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,10 @@ class Engine {
   // once at the end, also when Start failed. Returns at once; the engine's destructor waits for
   // what it left running (the unregister).
   virtual void Shutdown(rpc::FinalStatus status, const std::string& message) = 0;
+  // The containers of earlier AM attempts of this application that still run, after Start (YARN:
+  // the register response's containers_from_previous_attempts, for an application that keeps
+  // them, docs/am-restart.md §5); a later attempt's recovery awaits the rejoin of their tasks.
+  virtual std::set<std::string> ContainersFromPreviousAttempts() const { return {}; }
   // Where a launched container's log files (stdout, stderr, executor.log) can be read over HTTP:
   // a base URL to which "/<file>" is appended. Empty when they are in the LaunchSpec's log_dir.
   virtual std::string ContainerLogUrl(const std::string& /*container_id*/) const { return ""; }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct FakeEngineOptions {
   bool complete_on_stop = true;     // a stopped container completes at once (exit 143, SIGTERM)
   Status start_status;              // what Start returns
   std::string fail_launch_role;     // Launch fails for containers of this role
+  std::set<std::string> previous_containers;  // ContainersFromPreviousAttempts
 };
 
 // Everything the coordinator asked of the engine, in order of arrival.
@@ -53,6 +55,9 @@ class FakeEngine final : public Engine {
   void Stop(const std::string& container_id, int64_t grace_ms) override;
   void Release(const std::string& container_id) override;
   void Shutdown(rpc::FinalStatus status, const std::string& message) override;
+  std::set<std::string> ContainersFromPreviousAttempts() const override {
+    return options_.previous_containers;
+  }
 
   // For the test's thread.
   FakeEngineRecord Record() const;

@@ -41,6 +41,7 @@ Result<TaskIdentity> ReadIdentity() {
   id.role = Env("TONY_TASK_ROLE");
   id.spec_path = Env(rpc::kJobSpecPathEnv);
   id.log_dir = Env("TONY_LOG_DIR");
+  id.container_id = Env("TONY_CONTAINER_ID");
   auto index = ParseInt64(Env("TONY_TASK_INDEX"));
   auto attempt = ParseInt64(Env("TONY_TASK_ATTEMPT"));
   if (id.am_address.empty() || id.role.empty() || !index || !attempt || id.spec_path.empty()) {

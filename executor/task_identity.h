@@ -28,6 +28,7 @@ struct TaskIdentity {
   std::string spec_path;  // the job spec file (rpc/spec_file.h)
   std::string log_dir;
   std::string host;
+  std::string container_id;  // TONY_CONTAINER_ID: sent with a rejoin (docs/am-restart.md §5)
 
   rpc::TaskRef Ref() const;
   std::string Name() const { return role + ":" + std::to_string(index); }

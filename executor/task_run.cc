@@ -86,6 +86,7 @@ rpc::RegisterTaskRequest TaskRun::RegisterRequest() const {
   *req.mutable_task() = id_.Ref();
   req.set_host(id_.host);
   req.set_port(port_.port());
+  req.set_container_id(id_.container_id);
   if (const ReservedPort* tb = TensorBoardPort()) req.set_tensorboard_port(tb->port());
   return req;
 }

@@ -49,7 +49,8 @@ struct ShellOptions {
   JobSpec spec = TwoWorkers();
   engine::FakeEngineOptions engine;
   int64_t linger_ms = 10'000;
-  JournalWriter::Write write_journal;  // CoordinatorOptions::write_journal
+  JournalWriter::Write write_journal;       // CoordinatorOptions::write_journal
+  std::optional<core::JobJournal> journal;  // CoordinatorOptions::journal
 };
 
 // One coordinator shell running on a thread of its own, with its fake engine and clock.
@@ -73,6 +74,7 @@ class Shell {
     o.tony_binary = "/nonexistent/tony";  // the fake engine runs nothing
     o.linger_ms = options_.linger_ms;
     o.write_journal = options_.write_journal;
+    o.journal = options_.journal;
     coordinator_ = std::make_unique<Coordinator>(
         o, options_.spec,
         [this](asio::io_context& io) {
@@ -345,13 +347,71 @@ TEST(CoordinatorShellTest, DeclaresALostHeartbeatAtTheConfiguredTime) {
 
 // An executor that lost this coordinator for a while (docs/am-restart.md) registers again as
 // the same attempt at the same address: taken back while that attempt lives, refused once over.
-Status Rejoin(rpc::CoordinatorClient& c, const std::string& role, int index, int port) {
+Status Rejoin(rpc::CoordinatorClient& c, const std::string& role, int index, int port,
+              const std::string& container_id = "") {
   rpc::RegisterTaskRequest req;
   *req.mutable_task() = Ref(role, index);
   req.set_host("127.0.0.1");
   req.set_port(port);
   req.set_rejoin(true);
+  req.set_container_id(container_id);
   return c.RegisterTask(req, kRpcTimeoutMs);
+}
+
+// The journal of an AM attempt that ran both workers (registered as Register does) in
+// container_0 and container_1, and died.
+core::JobJournal BothRunning(const JobSpec& spec) {
+  core::JobStateMachine first(spec);
+  (void)first.Handle(core::Start{}, 0);
+  for (int i : {0, 1}) {
+    (void)first.Handle(core::ContainerAllocated{"container_" + std::to_string(i), "worker", "h"},
+                       0);
+  }
+  for (int i : {0, 1}) {
+    (void)first.Handle(core::TaskRegistered{{"worker", i}, 0, "127.0.0.1", 4000 + i}, 0);
+  }
+  return first.Journal();
+}
+
+TEST(CoordinatorShellTest, ALaterAmAttemptRecoversTheJobAndTakesBackTheTasksFromTheirContainers) {
+  ShellOptions o;
+  o.spec.am_reconnect_window_ms = 120'000;
+  o.journal = BothRunning(o.spec);
+  o.engine.previous_containers = {"container_0", "container_1"};
+  Shell shell(o);
+  shell.Start();
+  ASSERT_TRUE(Rejoin(shell.Client(), "worker", 0, 4000, "container_0").ok());
+  Status moved = Rejoin(shell.Client(), "worker", 1, 4001, "container_9");
+  EXPECT_EQ(moved.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(moved.message(),
+            "RegisterTask: attempt 0 of worker:1 ran in container container_1, not in container_9");
+  ASSERT_TRUE(Rejoin(shell.Client(), "worker", 1, 4001, "container_1").ok());
+  rpc::JobStatus status = shell.Status();
+  EXPECT_EQ(TaskState(status, "worker", 0), "RUNNING");
+  EXPECT_EQ(TaskState(status, "worker", 1), "RUNNING");
+  EXPECT_TRUE(shell.Engine().Record().requests.empty());  // nothing started again
+  EXPECT_TRUE(shell.Engine().Record().launches.empty());
+  auto spec = GetSpec(shell.Client(), "worker", 1, 0);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_TRUE(spec->ready());
+  ASSERT_TRUE(Report(shell.Client(), "worker", 0, 0).ok());
+  ASSERT_TRUE(Report(shell.Client(), "worker", 1, 0).ok());
+  EXPECT_EQ(shell.WaitForPhase(rpc::FINISHED).final_status(), rpc::SUCCEEDED);
+  EXPECT_EQ(shell.WaitForExit(), 0);
+}
+
+TEST(CoordinatorShellTest, ARecoveredTaskWhoseContainerIsGoneIsLostAndOneThatDoesNotReturnToo) {
+  ShellOptions o;
+  o.spec.am_reconnect_window_ms = 120'000;
+  o.journal = BothRunning(o.spec);
+  o.engine.previous_containers = {"container_0"};
+  Shell shell(o);
+  shell.Start();
+  rpc::JobStatus status = shell.Status();
+  EXPECT_EQ(TaskState(status, "worker", 1), "LOST");
+  EXPECT_EQ(status.final_status(), rpc::FAILED);  // worker:1 lost; no restart policy
+  // worker:0, whose container runs, is stopped for the failed job.
+  EXPECT_EQ(shell.Engine().Record().stopped, std::vector<std::string>{"container_0"});
 }
 
 TEST(CoordinatorShellTest, ARejoinOfALiveTaskCountsAsItsHeartbeatAndOfAnEndedOneIsRefused) {
