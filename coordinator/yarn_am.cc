@@ -125,6 +125,25 @@ Status WriteAmJournal(const std::string& dir, const StagingHdfs& staging,
   return fs->RenameOver(AmJournalTmpPath(dir), AmJournalPath(dir));
 }
 
+// docs/am-restart.md §5: a later AM attempt recovers the job from the journal the attempt before
+// wrote. nullopt for the first attempt, and when there is no journal to recover from (a warning
+// says why): the job then starts afresh, as TonY's second attempt does.
+std::optional<core::JobJournal> ReadAmJournal(const std::string& dir, const StagingHdfs& staging) {
+  auto container = hadoop::yarn::ParseContainerId(Env("CONTAINER_ID"));
+  if (!container.ok() || container->app_attempt_id().attemptid() <= 1) return std::nullopt;
+  const std::string path = AmJournalPath(dir);
+  auto bytes = staging.Connect()->Open(path);
+  auto journal =
+      bytes.ok() ? ParseAmJournal(*bytes, path) : Result<core::JobJournal>(bytes.status());
+  if (!journal.ok()) {
+    TONY_LOG(kWarning) << "AM attempt " << container->app_attempt_id().attemptid()
+                       << " cannot recover the job from the journal ("
+                       << journal.status().ToString() << "): the job starts afresh";
+    return std::nullopt;
+  }
+  return std::move(*journal);
+}
+
 // The job's TonY history on the cluster's HDFS, through WebHDFS with the staging token.
 class WebHdfsHistoryFs final : public history::HistoryFs {
  public:
@@ -294,6 +313,7 @@ Result<EngineSetup> SetUpYarnEngine(const AmInputs& inputs, CoordinatorOptions d
     setup.options.write_journal = [staging_dir, staging](const std::string& bytes) {
       return WriteAmJournal(staging_dir, staging, bytes);
     };
+    setup.options.journal = ReadAmJournal(staging_dir, staging);
   }
   setup.make_engine = [spec = inputs.spec, yarn = std::move(yarn)](asio::io_context& io) {
     return std::make_unique<engine::YarnEngine>(io, spec, yarn);

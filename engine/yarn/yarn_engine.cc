@@ -69,6 +69,7 @@ Status YarnEngine::Start(EngineListener* listener, const CoordinatorAddress& coo
   TONY_ASSIGN_OR_RETURN(
       auto registered, rm_->Register(coordinator.host, coordinator.port, coordinator.tracking_url));
   registered_ = true;
+  KeepPreviousContainers(registered);
   if (options_.token_renewal) {
     renewal_ = std::make_unique<TokenRenewal>(
         io_, *options_.token_renewal,
@@ -93,6 +94,26 @@ Status YarnEngine::Start(EngineListener* listener, const CoordinatorAddress& coo
   }
   ScheduleHeartbeat(kIdleHeartbeat);
   return Status::Ok();
+}
+
+void YarnEngine::KeepPreviousContainers(const pb::RegisterApplicationMasterResponseProto& r) {
+  // docs/am-restart.md §5: they run the tasks of the attempt before, launched by it; kept so that
+  // this attempt can stop them and hears of their ends.
+  for (const pb::ContainerProto& proto : r.containers_from_previous_attempts()) {
+    std::string id = hadoop::yarn::ContainerIdString(proto.id());
+    Container c;
+    c.proto = proto;
+    c.launched = true;
+    previous_containers_.insert(id);
+    containers_.emplace(std::move(id), std::move(c));
+  }
+  if (!previous_containers_.empty()) {
+    TONY_LOG(kInfo) << previous_containers_.size()
+                    << " container(s) of the AM attempt before still run: "
+                    << Join(std::vector<std::string>(previous_containers_.begin(),
+                                                     previous_containers_.end()),
+                            ", ");
+  }
 }
 
 int YarnEngine::PriorityOf(const std::string& role) {

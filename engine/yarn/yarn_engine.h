@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -77,6 +78,10 @@ class YarnEngine final : public Engine {
   std::string ContainerLogUrl(const std::string& container_id) const override;
   // The allocated container's NodeId, host:port (§4.2).
   std::string ContainerNode(const std::string& container_id) const override;
+  // The register response's containers_from_previous_attempts (docs/am-restart.md §5).
+  std::set<std::string> ContainersFromPreviousAttempts() const override {
+    return previous_containers_;
+  }
 
  private:
   struct Container {
@@ -87,6 +92,8 @@ class YarnEngine final : public Engine {
     bool preempting = false;  // the RM's preemption notice was passed on
   };
 
+  // Takes the containers an earlier AM attempt launched into containers_, as launched.
+  void KeepPreviousContainers(const hadoop::yarn::pb::RegisterApplicationMasterResponseProto& r);
   void ScheduleHeartbeat(std::chrono::milliseconds delay);
   void Heartbeat();
   void OnHeartbeat(Result<hadoop::yarn::pb::AllocateResponseProto> response);
@@ -118,6 +125,7 @@ class YarnEngine final : public Engine {
   std::map<std::string, int> role_priorities_;
   std::map<int, std::string> priority_roles_;
   std::map<std::string, Container> containers_;
+  std::set<std::string> previous_containers_;  // launched by an earlier AM attempt
   int failed_heartbeats_ = 0;
   bool registered_ = false;
   bool shut_down_ = false;

@@ -265,6 +265,14 @@ Result<pb::RegisterApplicationMasterResponseProto> AmRmClient::Register(
                            .WithContext("registerApplicationMaster"));
   registration_ = req;
   response_id_ = 0;  // §4.4: the RM's last id after register is 0
+  {
+    // A later attempt of an application that keeps its containers: the NMTokens of the nodes they
+    // run on, to stop them (docs/am-restart.md §5).
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& t : r.nm_tokens_from_previous_attempts()) {
+      nm_tokens_[NodeAddress(t.nodeid())] = FromProto(t.token());
+    }
+  }
   return r;
 }
 

@@ -130,6 +130,7 @@ class AmRmClient {
   AmRmClient(std::vector<ipc::ServerAddress> schedulers, security::Token am_rm_token,
              ipc::FailoverPolicy failover);
 
+  // Keeps the response's nm_tokens_from_previous_attempts in the NMToken cache (NmToken).
   Result<pb::RegisterApplicationMasterResponseProto> Register(const std::string& host, int rpc_port,
                                                               const std::string& tracking_url);
 
