@@ -16,9 +16,11 @@
 //    none while its last one is unanswered; the rate answered over a window and the coordinator's
 //    CPU over it (utime+stime of all its threads, /proc/<pid>/stat), as a share of one core and
 //    per heartbeat;
-//  - status: GetJobStatus of the whole job (what `tony submit` follows and a YARN `tony status`
-//    asks the AM for), and reading status.json (what `tony status` reads on the local engine),
-//    while the heartbeats go on;
+//  - status: GetJobStatus of the whole job (what `tony submit` follows), and reading status.json
+//    (what `tony status` reads on the local engine), while the heartbeats go on; and, in this
+//    process, writing that status.json again (history::WriteJobStatus: what the coordinator does
+//    at every visible change; the same JSON encoding answers a YARN `tony status`, through the
+//    RM's proxy to the AM's status endpoint);
 //  - memory: the coordinator's VmRSS and VmHWM (/proc/<pid>/status) at the end.
 //
 // Usage: coordinator_scale [--tasks 1000,2000,5000,10000] [--heartbeat-seconds 10]
@@ -315,7 +317,8 @@ struct Figures {
   double status_rpc_ms = 0;  // median GetJobStatus
   double status_rpc_max_ms = 0;
   double status_kb = 0;
-  double status_file_ms = 0;  // median ReadJobStatus of status.json
+  double status_file_ms = 0;   // median ReadJobStatus of status.json
+  double status_write_ms = 0;  // median WriteJobStatus of it: what the coordinator does per change
   double rss_mb = 0;
   double hwm_mb = 0;
 };
@@ -472,6 +475,10 @@ bool MeasureHeartbeatsAndStatus(HeartbeatLoad& load, const Child& child, const O
   rpc::CoordinatorClient client("127.0.0.1:" + std::to_string(child.port), kSecret);
   std::vector<double> rpc_ms;
   std::vector<double> file_ms;
+  std::vector<double> write_ms;
+  const std::string scratch = child.job_dir + "/scratch";
+  std::error_code ec;
+  std::filesystem::create_directories(scratch, ec);
   bool ok = true;
   for (int i = 0; i < options.status_calls && ok; ++i) {
     rpc::GetJobStatusRequest req;
@@ -485,10 +492,15 @@ bool MeasureHeartbeatsAndStatus(HeartbeatLoad& load, const Child& child, const O
     auto written = history::ReadJobStatus(history::JobPaths(child.job_dir));
     file_ms.push_back(MsSince(t));
     ok = ok && written.ok() && written->tasks_size() == f->n;
+    if (!ok) break;
+    t = SteadyClock::now();
+    ok = history::WriteJobStatus(history::JobPaths(scratch), *written).ok();
+    write_ms.push_back(MsSince(t));
   }
   f->status_rpc_ms = Median(rpc_ms);
   f->status_rpc_max_ms = *std::max_element(rpc_ms.begin(), rpc_ms.end());
   f->status_file_ms = Median(file_ms);
+  f->status_write_ms = Median(write_ms);
   ProcessFigures end = ReadProcess(child.pid);
   f->rss_mb = end.rss_mb;
   f->hwm_mb = end.hwm_mb;
@@ -499,13 +511,13 @@ void PrintFigures(const Figures& f) {
   std::printf(
       "N=%-6d conns=%-6d register %8.0f ms (coordinator CPU %6.2f s) | spec %7.1f ms (CPU %5.2f "
       "s) | heartbeats %7.0f/s, coordinator %5.1f%% of a core, %5.1f us CPU each, p50 %6.2f ms "
-      "p99 %7.2f ms | status RPC %7.1f ms (max %7.1f, %6.0f KB), status.json %6.1f ms | RSS "
-      "%6.1f MB (HWM %6.1f)\n",
+      "p99 %7.2f ms | status RPC %7.1f ms (max %7.1f, %6.0f KB), status.json read %6.1f ms, write "
+      "%6.1f ms | RSS %6.1f MB (HWM %6.1f)\n",
       f.n, f.connections, f.register_ms, f.register_cpu_s, f.spec_ms, f.spec_cpu_s,
       f.heartbeat_rate, 100 * f.heartbeat_core,
       f.heartbeat_rate > 0 ? 1e6 * f.heartbeat_core / f.heartbeat_rate : 0, f.heartbeat_p50_ms,
       f.heartbeat_p99_ms, f.status_rpc_ms, f.status_rpc_max_ms, f.status_kb, f.status_file_ms,
-      f.rss_mb, f.hwm_mb);
+      f.status_write_ms, f.rss_mb, f.hwm_mb);
   std::fflush(stdout);
 }
 
@@ -522,7 +534,8 @@ void PrintGrowth(const std::vector<Figures>& all) {
                             {"spec CPU", &Figures::spec_cpu_s},
                             {"heartbeat CPU", &Figures::heartbeat_core},
                             {"status RPC", &Figures::status_rpc_ms},
-                            {"status.json", &Figures::status_file_ms},
+                            {"status read", &Figures::status_file_ms},
+                            {"status write", &Figures::status_write_ms},
                             {"RSS", &Figures::rss_mb}};
   std::printf("\nGrowth exponent from one N to the next (1 = linear, 2 = quadratic)\n%-13s",
               "figure");
