@@ -28,11 +28,6 @@
 namespace tony::client {
 namespace {
 
-int Error(const std::string& message) {
-  std::cerr << "tony: error: " << message << "\n";
-  return 2;
-}
-
 // True when `pid` is the coordinator of the job in `job_dir` (guards against pid reuse).
 bool IsCoordinatorOf(int pid, const std::string& job_dir) {
   std::string cmdline = ProcessCommandLine(pid);
@@ -270,17 +265,22 @@ Result<history::JobPaths> JobPathsFor(const EngineFaces& faces, const std::strin
   return history::JobPaths(history::JobsRoot() + "/" + id_or_path);
 }
 
+int CommandError(const std::string& message) {
+  std::cerr << "tony: error: " << message << "\n";
+  return 2;
+}
+
 int ShowStatus(const EngineFaces& faces, const std::string& id_or_path, bool json) {
   if (id_or_path.empty()) return ListJobs(faces, json);
   auto paths = JobPathsFor(faces, id_or_path);
-  if (!paths.ok()) return Error(paths.status().message());
+  if (!paths.ok()) return CommandError(paths.status().message());
   auto status = CurrentJobStatus(faces, *paths);
   if (!status.ok())
-    return Error("no status for job " + id_or_path + ": " + status.status().message());
+    return CommandError("no status for job " + id_or_path + ": " + status.status().message());
   if (json) {
     // docs/status-json.md: status.json's own form, whatever engine the job ran on.
     auto text = history::JobStatusJson(*status);
-    if (!text.ok()) return Error(text.status().message());
+    if (!text.ok()) return CommandError(text.status().message());
     std::cout << *text << "\n";
     return IsFinished(*status) && !Succeeded(*status) ? 1 : 0;
   }
@@ -303,7 +303,7 @@ int KillJob(const EngineFaces& faces, const std::string& id_or_path) {
     return face->KillOnCluster(id_or_path);
   }
   auto dir = history::ResolveJobDir(id_or_path);
-  if (!dir.ok()) return Error(dir.status().message());
+  if (!dir.ok()) return CommandError(dir.status().message());
   history::JobPaths paths(*dir);
   auto before = history::ReadJobStatus(paths);
   if (before.ok() && IsFinished(*before)) {
@@ -312,13 +312,13 @@ int KillJob(const EngineFaces& faces, const std::string& id_or_path) {
     return 0;
   }
   auto am = history::ReadAmInfo(paths);
-  if (!am.ok()) return Error("job " + id_or_path + " has no coordinator info");
+  if (!am.ok()) return CommandError("job " + id_or_path + " has no coordinator info");
   if (IsCoordinatorOf(am->pid, paths.root)) {
     // SIGTERM asks the coordinator to stop every task and write the final status (no RPC: the
     // job secret lives only in the job's own processes). Its stop grace is a few seconds; after
     // 30 s whatever is left of it is killed.
     if (::kill(am->pid, SIGTERM) != 0 && errno != ESRCH) {
-      return Error(
+      return CommandError(
           "job " + id_or_path + ": " +
           ErrnoStatus("signalling its coordinator (pid " + std::to_string(am->pid) + ")", errno)
               .message());

@@ -18,6 +18,10 @@ class EngineFaces;
 // conf dir is set, per TONY application of the user on the cluster (job, name, user, started,
 // duration, state, message), by start time. `json`: the same as one JSON document on stdout
 // (docs/status-json.md), for schedulers and scripts.
+// Prints "tony: error: <message>" to stderr and returns 2, the exit status of a command that
+// could not do what it was asked (a missing job, an unreadable file).
+int CommandError(const std::string& message);
+
 int ShowStatus(const EngineFaces& faces, const std::string& id_or_path, bool json = false);
 // Stops the job: SIGTERM to its coordinator, which stops every task; forcibly after 30 s. A job
 // of an engine's cluster (an application id): the cluster kills it (EngineClientFace).

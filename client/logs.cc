@@ -21,11 +21,6 @@
 namespace tony::client {
 namespace {
 
-int Error(const std::string& message) {
-  std::cerr << "tony: error: " << message << "\n";
-  return 2;
-}
-
 // One file to show: a name for the header and how to read it from a byte offset on.
 struct LogFile {
   std::string label;
@@ -132,12 +127,13 @@ int ShowAmContainerLog(const EngineFaces& faces, const EngineClientFace& face,
                        const history::JobPaths& paths, const LogsOptions& o) {
   std::string app_id = BaseName(paths.root);
   auto urls = face.AmLogUrls(app_id);
-  if (!urls.ok()) return Error("the AM's log of " + app_id + ": " + urls.status().message());
+  if (!urls.ok()) return CommandError("the AM's log of " + app_id + ": " + urls.status().message());
   std::string tried;
   auto loaded = face.LogWebAccess(app_id, std::any_of(urls->begin(), urls->end(), [](auto& u) {
                                     return StartsWith(u, "https://");
                                   }));
-  if (!loaded.ok()) return Error("the AM's log of " + app_id + ": " + loaded.status().message());
+  if (!loaded.ok())
+    return CommandError("the AM's log of " + app_id + ": " + loaded.status().message());
   auto get = std::make_shared<hadoop::hdfs::HttpGetOptions>(*std::move(loaded));
   for (const auto& base : *urls) {
     std::string url = base + "/am.log";
@@ -226,7 +222,7 @@ Result<TaskLogs> RemoteTaskLogs(const EngineFaces& faces, const history::JobPath
 
 int ShowLogs(const EngineFaces& faces, const std::string& id_or_path, const LogsOptions& o) {
   auto found_paths = JobPathsFor(faces, id_or_path);
-  if (!found_paths.ok()) return Error(found_paths.status().message());
+  if (!found_paths.ok()) return CommandError(found_paths.status().message());
   const history::JobPaths& paths = *found_paths;
   const EngineClientFace* cluster = faces.ClusterOf(BaseName(paths.root));
   if (o.task.empty() && cluster != nullptr && !PathExists(paths.AmLog())) {
@@ -234,22 +230,23 @@ int ShowLogs(const EngineFaces& faces, const std::string& id_or_path, const Logs
   }
   if (o.task.empty()) {
     std::string path = paths.AmLog();
-    if (!PathExists(path)) return Error("job " + id_or_path + " has no coordinator log " + path);
+    if (!PathExists(path))
+      return CommandError("job " + id_or_path + " has no coordinator log " + path);
     std::vector<LogFile> files = {
         {"am.log", [path](size_t offset) { return ReadLocalFrom(path, offset); }}};
     return PrintLogs(files, o, [&] { return StillWriting(faces, paths, "", 0, 0); });
   }
   size_t colon = o.task.find(':');
   auto index = colon == std::string::npos ? std::nullopt : ParseInt64(o.task.substr(colon + 1));
-  if (!index) return Error("--task " + o.task + ": expected role:index, e.g. worker:1");
+  if (!index) return CommandError("--task " + o.task + ": expected role:index, e.g. worker:1");
   std::string role = o.task.substr(0, colon);
   auto names = StreamFiles(o.stream);
-  if (!names.ok()) return Error(names.status().message());
+  if (!names.ok()) return CommandError(names.status().message());
   std::string task_dir = paths.root + "/tasks/" + role + "-" + std::to_string(*index);
   auto logs = IsDirectory(task_dir)
                   ? LocalTaskLogs(id_or_path, task_dir, *names, o)
                   : RemoteTaskLogs(faces, paths, id_or_path, role, *index, *names, o);
-  if (!logs.ok()) return Error(logs.status().message());
+  if (!logs.ok()) return CommandError(logs.status().message());
   const int attempt = logs->attempt;
   return PrintLogs(logs->files, o,
                    [&] { return StillWriting(faces, paths, role, *index, attempt); });

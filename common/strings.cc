@@ -9,6 +9,8 @@
 
 namespace tony {
 
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
 std::string_view Trim(std::string_view s) {
   size_t b = 0;
   size_t e = s.size();

@@ -10,6 +10,8 @@
 namespace tony {
 
 std::string_view Trim(std::string_view s);
+// `s` up to its first newline (all of it when it has none).
+std::string FirstLine(const std::string& s);
 // Splits on `sep`; trims each piece and drops empty ones (Hadoop's getTrimmedStrings semantics).
 std::vector<std::string> SplitTrimmed(std::string_view s, char sep);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);

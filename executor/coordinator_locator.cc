@@ -12,7 +12,7 @@
 namespace tony {
 namespace {
 
-std::string Env(const char* name) {
+std::string EnvOrEmpty(const char* name) {
   const char* v = std::getenv(name);
   return v == nullptr ? "" : v;
 }
@@ -21,18 +21,18 @@ std::string Env(const char* name) {
 
 Result<AmAddressSource> AmAddressSourceFromEnvironment() {
   AmAddressSource s;
-  s.staging_dir = Env(rpc::kStagingDirEnv);
-  s.namenode_http = Env(rpc::kStagingNameNodeEnv);
+  s.staging_dir = EnvOrEmpty(rpc::kStagingDirEnv);
+  s.namenode_http = EnvOrEmpty(rpc::kStagingNameNodeEnv);
   for (const char* name : {rpc::kStagingDirEnv, rpc::kStagingNameNodeEnv}) {
-    if (Env(name).empty()) {
+    if (EnvOrEmpty(name).empty()) {
       return NotFound(std::string(name) + " is not set: no AM address file to look up");
     }
   }
-  s.user = Env(rpc::kStagingUserEnv);
-  s.web.https = Env(rpc::kStagingWebHdfsHttpsEnv) == "true";
-  s.web.datanode_hosts = SplitTrimmed(Env(rpc::kStagingDataNodeHostsEnv), ',');
-  s.token_file = Env("HADOOP_TOKEN_FILE_LOCATION");
-  s.token_service = Env("TONY_HDFS_TOKEN_SERVICE");
+  s.user = EnvOrEmpty(rpc::kStagingUserEnv);
+  s.web.https = EnvOrEmpty(rpc::kStagingWebHdfsHttpsEnv) == "true";
+  s.web.datanode_hosts = SplitTrimmed(EnvOrEmpty(rpc::kStagingDataNodeHostsEnv), ',');
+  s.token_file = EnvOrEmpty("HADOOP_TOKEN_FILE_LOCATION");
+  s.token_service = EnvOrEmpty("TONY_HDFS_TOKEN_SERVICE");
   return s;
 }
 

@@ -9,7 +9,7 @@
 namespace tony {
 namespace {
 
-constexpr int kRpcTimeoutMs = 10'000;
+constexpr int kReportTimeoutMs = 10'000;
 constexpr int kReportAttempts = 3;
 // The stderr tail in a failure message: tony.task.error-message-max-depth lines and at most this
 // many bytes (a progress bar is one multi-megabyte line of \r-separated redraws).
@@ -85,7 +85,7 @@ void ResultReporter::Send(rpc::ReportResultRequest request, std::function<void(b
 
 void ResultReporter::Attempt() {
   ++attempt_;
-  control_.ReportResult(request_, kRpcTimeoutMs, [this](const Status& s) { OnAnswer(s); });
+  control_.ReportResult(request_, kReportTimeoutMs, [this](const Status& s) { OnAnswer(s); });
 }
 
 void ResultReporter::OnAnswer(const Status& s) {

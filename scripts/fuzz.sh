@@ -18,8 +18,8 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DTONY_FUZZ=ON -DTONY_WERROR=OFF >/dev/null
+  -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DCMAKE_UNITY_BUILD=ON -DTONY_FUZZ=ON -DTONY_WERROR=OFF >/dev/null
 log=$(mktemp -t tony-fuzz-build-XXXXXX.log)
 if ! cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/%/_fuzz}" >"$log" 2>&1; then
   grep -E 'error|FAILED|undefined reference' "$log" | head -n 40 || true

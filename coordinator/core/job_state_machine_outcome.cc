@@ -3,6 +3,7 @@
 #include <csignal>
 #include <utility>
 
+#include "common/strings.h"
 #include "config/key_names.h"
 #include "coordinator/core/job_state_machine.h"
 
@@ -11,8 +12,6 @@ namespace {
 
 constexpr int kMaxListedTasks = 10;
 constexpr size_t kMaxReasonChars = 300;  // a one-line reason in a table cell
-
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 std::string OneLine(const std::string& s) { return FirstLine(s).substr(0, kMaxReasonChars); }
 

@@ -7,13 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "common/strings.h"
 #include "config/key_names.h"
 #include "coordinator/core/job_state_machine.h"
 
 namespace tony::core {
 namespace {
-
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 // Whether the exit-code policy restarts this end: a signal tony did not send, a listed exit
 // code, or an end with no exit known (LOST: the executor or its node vanished).

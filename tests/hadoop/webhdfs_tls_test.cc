@@ -21,7 +21,7 @@
 namespace tony::hadoop {
 namespace {
 
-Configuration Site(const std::vector<std::pair<std::string, std::string>>& props) {
+Configuration TlsSite(const std::vector<std::pair<std::string, std::string>>& props) {
   std::string xml = "<configuration>";
   for (const auto& [k, v] : props) {
     xml += "<property><name>" + k + "</name><value>" + v + "</value></property>";
@@ -38,7 +38,7 @@ bool Contains(const Status& s, const std::string& part) {
 
 TEST(WebHdfsPolicyTest, HttpsOnlySelectsTheHttpsAddressWithTheRpcHostForAWildcard) {
   auto c = ParseClusterConf(
-      Site({{"fs.defaultFS", "hdfs://nn.example.com:8020"}, {"dfs.http.policy", "HTTPS_ONLY"}}),
+      TlsSite({{"fs.defaultFS", "hdfs://nn.example.com:8020"}, {"dfs.http.policy", "HTTPS_ONLY"}}),
       "/conf");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_TRUE(c->webhdfs_https);
@@ -50,25 +50,25 @@ TEST(WebHdfsPolicyTest, HttpsOnlySelectsTheHttpsAddressWithTheRpcHostForAWildcar
 
 TEST(WebHdfsPolicyTest, HttpsOnlyIgnoresAnHttpAddressNothingListensOn) {
   // What an HTTPS_ONLY MiniDFSCluster writes: the http server was never bound.
-  auto c = ParseClusterConf(Site({{"fs.defaultFS", "hdfs://localhost:8020"},
-                                  {"dfs.http.policy", "HTTPS_ONLY"},
-                                  {"dfs.namenode.http-address", "127.0.0.1:0"},
-                                  {"dfs.namenode.https-address", "localhost:40123"}}),
+  auto c = ParseClusterConf(TlsSite({{"fs.defaultFS", "hdfs://localhost:8020"},
+                                     {"dfs.http.policy", "HTTPS_ONLY"},
+                                     {"dfs.namenode.http-address", "127.0.0.1:0"},
+                                     {"dfs.namenode.https-address", "localhost:40123"}}),
                             "/conf");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->NameNodeWebAddresses(), (std::vector<std::string>{"localhost:40123"}));
   // Without HTTPS_ONLY the same http address is the error it always was.
-  auto http = ParseClusterConf(Site({{"fs.defaultFS", "hdfs://localhost:8020"},
-                                     {"dfs.namenode.http-address", "127.0.0.1:0"}}),
+  auto http = ParseClusterConf(TlsSite({{"fs.defaultFS", "hdfs://localhost:8020"},
+                                        {"dfs.namenode.http-address", "127.0.0.1:0"}}),
                                "/conf");
   EXPECT_FALSE(http.ok());
 }
 
 TEST(WebHdfsPolicyTest, HttpOnlyAndHttpAndHttpsKeepHttpAsHadoopsClientsDo) {
   for (const char* policy : {"HTTP_ONLY", "http_and_https"}) {
-    auto c = ParseClusterConf(Site({{"fs.defaultFS", "hdfs://nn:8020"},
-                                    {"dfs.http.policy", policy},
-                                    {"dfs.namenode.https-address", "nn:50470"}}),
+    auto c = ParseClusterConf(TlsSite({{"fs.defaultFS", "hdfs://nn:8020"},
+                                       {"dfs.http.policy", policy},
+                                       {"dfs.namenode.https-address", "nn:50470"}}),
                               "/conf");
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     EXPECT_FALSE(c->webhdfs_https) << policy;
@@ -78,7 +78,7 @@ TEST(WebHdfsPolicyTest, HttpOnlyAndHttpAndHttpsKeepHttpAsHadoopsClientsDo) {
 
 TEST(WebHdfsPolicyTest, AnUnknownPolicyNamesTheKeyAndTheAcceptedValues) {
   auto c = ParseClusterConf(
-      Site({{"fs.defaultFS", "hdfs://nn:8020"}, {"dfs.http.policy", "HTTPS"}}), "/conf");
+      TlsSite({{"fs.defaultFS", "hdfs://nn:8020"}, {"dfs.http.policy", "HTTPS"}}), "/conf");
   ASSERT_FALSE(c.ok());
   EXPECT_TRUE(Contains(c.status(), "dfs.http.policy is \"HTTPS\" in /conf/hdfs-site.xml"))
       << c.status().message();
@@ -86,25 +86,25 @@ TEST(WebHdfsPolicyTest, AnUnknownPolicyNamesTheKeyAndTheAcceptedValues) {
 }
 
 TEST(WebHdfsPolicyTest, HaNameserviceUsesEachNameNodesHttpsAddress) {
-  auto c = ParseClusterConf(Site({{"fs.defaultFS", "hdfs://ns"},
-                                  {"dfs.nameservices", "ns"},
-                                  {"dfs.http.policy", "HTTPS_ONLY"},
-                                  {"dfs.ha.namenodes.ns", "nn1,nn2"},
-                                  {"dfs.namenode.rpc-address.ns.nn1", "m1:8020"},
-                                  {"dfs.namenode.rpc-address.ns.nn2", "m2:8020"},
-                                  {"dfs.namenode.https-address.ns.nn1", "m1:9871"},
-                                  {"dfs.namenode.https-address.ns.nn2", "0.0.0.0:9871"}}),
+  auto c = ParseClusterConf(TlsSite({{"fs.defaultFS", "hdfs://ns"},
+                                     {"dfs.nameservices", "ns"},
+                                     {"dfs.http.policy", "HTTPS_ONLY"},
+                                     {"dfs.ha.namenodes.ns", "nn1,nn2"},
+                                     {"dfs.namenode.rpc-address.ns.nn1", "m1:8020"},
+                                     {"dfs.namenode.rpc-address.ns.nn2", "m2:8020"},
+                                     {"dfs.namenode.https-address.ns.nn1", "m1:9871"},
+                                     {"dfs.namenode.https-address.ns.nn2", "0.0.0.0:9871"}}),
                             "/conf");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->NameNodeWebAddresses(), (std::vector<std::string>{"m1:9871", "m2:9871"}));
 }
 
 TEST(WebHdfsPolicyTest, HaNameserviceWithoutAnHttpsAddressNamesTheKey) {
-  auto c = ParseClusterConf(Site({{"fs.defaultFS", "hdfs://ns"},
-                                  {"dfs.nameservices", "ns"},
-                                  {"dfs.http.policy", "HTTPS_ONLY"},
-                                  {"dfs.ha.namenodes.ns", "nn1"},
-                                  {"dfs.namenode.http-address.ns.nn1", "m1:9870"}}),
+  auto c = ParseClusterConf(TlsSite({{"fs.defaultFS", "hdfs://ns"},
+                                     {"dfs.nameservices", "ns"},
+                                     {"dfs.http.policy", "HTTPS_ONLY"},
+                                     {"dfs.ha.namenodes.ns", "nn1"},
+                                     {"dfs.namenode.http-address.ns.nn1", "m1:9870"}}),
                             "/conf");
   ASSERT_FALSE(c.ok());
   EXPECT_TRUE(Contains(c.status(),
@@ -115,7 +115,7 @@ TEST(WebHdfsPolicyTest, HaNameserviceWithoutAnHttpsAddressNamesTheKey) {
 
 TEST(WebHdfsPolicyTest, YarnHttpsOnlyIsRead) {
   auto c = ParseClusterConf(
-      Site({{"fs.defaultFS", "hdfs://nn:8020"}, {"yarn.http.policy", "HTTPS_ONLY"}}), "/conf");
+      TlsSite({{"fs.defaultFS", "hdfs://nn:8020"}, {"yarn.http.policy", "HTTPS_ONLY"}}), "/conf");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_TRUE(c->yarn_https);
   EXPECT_FALSE(c->webhdfs_https);

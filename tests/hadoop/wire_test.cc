@@ -11,7 +11,7 @@ namespace {
 
 using ::hadoop::common::RpcResponseHeaderProto;
 
-std::string Bytes(std::initializer_list<int> v) {
+std::string WireBytes(std::initializer_list<int> v) {
   std::string out;
   for (int b : v) out.push_back(static_cast<char>(b));
   return out;
@@ -25,15 +25,15 @@ std::string ClientId() {
 
 // Hand-encodes a length-delimited field (tag, varint length < 128, bytes).
 std::string Field(int tag, std::string_view value) {
-  std::string out = Bytes({tag, static_cast<int>(value.size())});
+  std::string out = WireBytes({tag, static_cast<int>(value.size())});
   out += value;
   return out;
 }
 
 TEST(HadoopWireTest, PreambleBytes) {
   // §1.1: "hrpc", version 9, service class 0, auth protocol.
-  EXPECT_EQ(Preamble(AuthProtocol::kNone), Bytes({0x68, 0x72, 0x70, 0x63, 0x09, 0x00, 0x00}));
-  EXPECT_EQ(Preamble(AuthProtocol::kSasl), Bytes({0x68, 0x72, 0x70, 0x63, 0x09, 0x00, 0xDF}));
+  EXPECT_EQ(Preamble(AuthProtocol::kNone), WireBytes({0x68, 0x72, 0x70, 0x63, 0x09, 0x00, 0x00}));
+  EXPECT_EQ(Preamble(AuthProtocol::kSasl), WireBytes({0x68, 0x72, 0x70, 0x63, 0x09, 0x00, 0xDF}));
 }
 
 TEST(HadoopWireTest, Varint32RoundTrip) {
@@ -48,15 +48,15 @@ TEST(HadoopWireTest, Varint32RoundTrip) {
   }
   std::string buf;
   AppendVarint32(300, &buf);
-  EXPECT_EQ(buf, Bytes({0xAC, 0x02}));
+  EXPECT_EQ(buf, WireBytes({0xAC, 0x02}));
 }
 
 TEST(HadoopWireTest, Varint32RejectsTruncatedAndOverlong) {
   size_t pos = 0;
   uint32_t v = 0;
-  EXPECT_FALSE(ReadVarint32(Bytes({0x80}), &pos, &v));
+  EXPECT_FALSE(ReadVarint32(WireBytes({0x80}), &pos, &v));
   pos = 0;
-  EXPECT_FALSE(ReadVarint32(Bytes({0x80, 0x80, 0x80, 0x80, 0x80, 0x01}), &pos, &v));
+  EXPECT_FALSE(ReadVarint32(WireBytes({0x80, 0x80, 0x80, 0x80, 0x80, 0x01}), &pos, &v));
   pos = 0;
   EXPECT_FALSE(ReadVarint32("", &pos, &v));
 }
@@ -77,10 +77,10 @@ TEST(HadoopWireTest, SpecialHeadersUseZigZag) {
   auto header = MakeRequestHeader(kConnectionContextCallId, -1, "");
   // rpcKind 2, rpcOp 0, callId −3 (18 05), empty clientId (22 00), retryCount −1 (28 01).
   EXPECT_EQ(header.SerializeAsString(),
-            Bytes({0x08, 0x02, 0x10, 0x00, 0x18, 0x05, 0x22, 0x00, 0x28, 0x01}));
+            WireBytes({0x08, 0x02, 0x10, 0x00, 0x18, 0x05, 0x22, 0x00, 0x28, 0x01}));
   auto sasl = MakeRequestHeader(kSaslCallId, -1, "");
   EXPECT_EQ(sasl.SerializeAsString(),
-            Bytes({0x08, 0x02, 0x10, 0x00, 0x18, 0x41, 0x22, 0x00, 0x28, 0x01}));
+            WireBytes({0x08, 0x02, 0x10, 0x00, 0x18, 0x41, 0x22, 0x00, 0x28, 0x01}));
 }
 
 TEST(HadoopWireTest, RequestFrameByteForByte) {
@@ -96,25 +96,27 @@ TEST(HadoopWireTest, RequestFrameByteForByte) {
   std::string frame = BuildCallFrame(spec, request);
 
   // RpcRequestHeaderProto: rpcKind=2, rpcOp=0, callId=0, clientId (16 bytes), retryCount=0.
-  std::string rpc_header =
-      Bytes({0x08, 0x02, 0x10, 0x00, 0x18, 0x00}) + Field(0x22, client_id) + Bytes({0x28, 0x00});
+  std::string rpc_header = WireBytes({0x08, 0x02, 0x10, 0x00, 0x18, 0x00}) +
+                           Field(0x22, client_id) + WireBytes({0x28, 0x00});
   // RequestHeaderProto: methodName, declaringClassProtocolName, clientProtocolVersion=1.
   std::string request_header =
       Field(0x0A, "getNewApplication") +
-      Field(0x12, "org.apache.hadoop.yarn.api.ApplicationClientProtocolPB") + Bytes({0x18, 0x01});
+      Field(0x12, "org.apache.hadoop.yarn.api.ApplicationClientProtocolPB") +
+      WireBytes({0x18, 0x01});
   ASSERT_EQ(rpc_header.size(), 26u);
   ASSERT_EQ(request_header.size(), 77u);
   // Each message varint-delimited; the empty request is a single 00 (§1.2).
-  std::string body = Bytes({26}) + rpc_header + Bytes({77}) + request_header + Bytes({0x00});
-  std::string expected = Bytes({0x00, 0x00, 0x00, 0x6A}) + body;
+  std::string body =
+      WireBytes({26}) + rpc_header + WireBytes({77}) + request_header + WireBytes({0x00});
+  std::string expected = WireBytes({0x00, 0x00, 0x00, 0x6A}) + body;
   EXPECT_EQ(frame, expected);
 }
 
 TEST(HadoopWireTest, ParsesSuccessReply) {
   // Header {callId 5, SUCCESS, serverIpcVersionNum 9}; payload GetNewApplicationResponseProto
   // {application_id {id 1, cluster_timestamp 2}}.
-  std::string body = Bytes({0x06, 0x08, 0x05, 0x10, 0x00, 0x18, 0x09}) +
-                     Bytes({0x06, 0x0A, 0x04, 0x08, 0x01, 0x10, 0x02});
+  std::string body = WireBytes({0x06, 0x08, 0x05, 0x10, 0x00, 0x18, 0x09}) +
+                     WireBytes({0x06, 0x0A, 0x04, 0x08, 0x01, 0x10, 0x02});
   auto frame = ParseResponseFrame(body);
   ASSERT_TRUE(frame.ok()) << frame.status().ToString();
   EXPECT_EQ(frame->call_id(), 5);
@@ -128,12 +130,13 @@ TEST(HadoopWireTest, ParsesSuccessReply) {
 
 TEST(HadoopWireTest, NegativeCallIdArrivesAsLargeUnsigned) {
   // §1.7: callId is uint32; −33 is DF FF FF FF 0F on the wire.
-  std::string header = Bytes({0x08, 0xDF, 0xFF, 0xFF, 0xFF, 0x0F, 0x10, 0x00});
-  std::string body = Bytes({static_cast<int>(header.size())}) + header + Bytes({0x02, 0x10, 0x01});
+  std::string header = WireBytes({0x08, 0xDF, 0xFF, 0xFF, 0xFF, 0x0F, 0x10, 0x00});
+  std::string body =
+      WireBytes({static_cast<int>(header.size())}) + header + WireBytes({0x02, 0x10, 0x01});
   auto frame = ParseResponseFrame(body);
   ASSERT_TRUE(frame.ok()) << frame.status().ToString();
   EXPECT_EQ(frame->call_id(), kSaslCallId);
-  EXPECT_EQ(frame->payload, Bytes({0x10, 0x01}));
+  EXPECT_EQ(frame->payload, WireBytes({0x10, 0x01}));
 }
 
 TEST(HadoopWireTest, ParsesExceptionReply) {
@@ -143,11 +146,11 @@ TEST(HadoopWireTest, ParsesExceptionReply) {
                           "\tat org.apache.hadoop.yarn.server.resourcemanager.ClientRMService"
                           ".getApplicationReport(ClientRMService.java:123)\n";
   // callId 7, status ERROR, exceptionClassName, errorMsg, errorDetail ERROR_APPLICATION.
-  std::string header = Bytes({0x08, 0x07, 0x10, 0x01}) + Field(0x22, java_class);
-  header +=
-      Bytes({0x2A, static_cast<int>(msg.size() & 0x7F) | 0x80, static_cast<int>(msg.size() >> 7)});
+  std::string header = WireBytes({0x08, 0x07, 0x10, 0x01}) + Field(0x22, java_class);
+  header += WireBytes(
+      {0x2A, static_cast<int>(msg.size() & 0x7F) | 0x80, static_cast<int>(msg.size() >> 7)});
   header += msg;
-  header += Bytes({0x30, 0x01});
+  header += WireBytes({0x30, 0x01});
   std::string body;
   AppendVarint32(static_cast<uint32_t>(header.size()), &body);
   body += header;
@@ -205,8 +208,8 @@ TEST(HadoopWireTest, AYarnExceptionTakesItsCausesCode) {
 }
 
 TEST(HadoopWireTest, RejectsTruncatedReplies) {
-  EXPECT_FALSE(ParseResponseFrame(Bytes({0x06, 0x08, 0x05})).ok());
-  EXPECT_FALSE(ParseResponseFrame(Bytes({0x02, 0x08, 0x05, 0x09, 0x01})).ok());
+  EXPECT_FALSE(ParseResponseFrame(WireBytes({0x06, 0x08, 0x05})).ok());
+  EXPECT_FALSE(ParseResponseFrame(WireBytes({0x02, 0x08, 0x05, 0x09, 0x01})).ok());
   EXPECT_FALSE(ParseResponseFrame("").ok());
 }
 

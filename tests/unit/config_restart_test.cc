@@ -13,7 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Configuration Conf(std::initializer_list<std::pair<const char*, const char*>> keys) {
+Configuration RestartConf(std::initializer_list<std::pair<const char*, const char*>> keys) {
   Configuration conf = Configuration::WithDefaults();
   conf.Set("tony.containers.command", "python train.py", "--executes");
   conf.Set("tony.worker.instances", "2", "tony.xml");
@@ -29,7 +29,7 @@ const RoleSpec& Role(const Result<JobSpec>& spec, const std::string& name) {
 }
 
 TEST(RestartConfigTest, DefaultsRestartNothingAndSidecarsRestartAlone) {
-  Result<JobSpec> spec = BuildJobSpec(Conf({}));
+  Result<JobSpec> spec = BuildJobSpec(RestartConf({}));
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   const RoleSpec& worker = Role(spec, "worker");
   EXPECT_EQ(worker.restart_policy, RestartPolicy::kNever);
@@ -41,13 +41,13 @@ TEST(RestartConfigTest, DefaultsRestartNothingAndSidecarsRestartAlone) {
 }
 
 TEST(RestartConfigTest, EveryKeyIsRead) {
-  Result<JobSpec> spec = BuildJobSpec(Conf({{"tony.worker.restart-policy", "Exit-Code"},
-                                            {"tony.worker.restart-scope", "task"},
-                                            {"tony.worker.max-restarts", "7"},
-                                            {"tony.worker.restart-exit-codes", "75, 143"},
-                                            {"tony.worker.restart-backoff-ms", "250"},
-                                            {"tony.worker.restart-backoff-max-ms", "4000"},
-                                            {"tony.tensorboard.restart-scope", "gang"}}));
+  Result<JobSpec> spec = BuildJobSpec(RestartConf({{"tony.worker.restart-policy", "Exit-Code"},
+                                                   {"tony.worker.restart-scope", "task"},
+                                                   {"tony.worker.max-restarts", "7"},
+                                                   {"tony.worker.restart-exit-codes", "75, 143"},
+                                                   {"tony.worker.restart-backoff-ms", "250"},
+                                                   {"tony.worker.restart-backoff-max-ms", "4000"},
+                                                   {"tony.tensorboard.restart-scope", "gang"}}));
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   const RoleSpec& worker = Role(spec, "worker");
   EXPECT_EQ(worker.restart_policy, RestartPolicy::kExitCode);
@@ -60,9 +60,9 @@ TEST(RestartConfigTest, EveryKeyIsRead) {
 }
 
 TEST(RestartConfigTest, BadValuesNameTheKeyTheFileAndWhatIsAccepted) {
-  Result<JobSpec> spec = BuildJobSpec(Conf({{"tony.worker.restart-policy", "always"},
-                                            {"tony.worker.max-restarts", "-1"},
-                                            {"tony.tensorboard.restart-scope", "node"}}));
+  Result<JobSpec> spec = BuildJobSpec(RestartConf({{"tony.worker.restart-policy", "always"},
+                                                   {"tony.worker.max-restarts", "-1"},
+                                                   {"tony.tensorboard.restart-scope", "node"}}));
   ASSERT_FALSE(spec.ok());
   const std::string& m = spec.status().message();
   EXPECT_THAT(m, HasSubstr("tony.worker.restart-policy = \"always\" (from tony.xml): expected one "
@@ -73,14 +73,14 @@ TEST(RestartConfigTest, BadValuesNameTheKeyTheFileAndWhatIsAccepted) {
 }
 
 TEST(RestartConfigTest, ExitCodesMustBeCodesAndNeedTheExitCodePolicy) {
-  Result<JobSpec> spec = BuildJobSpec(Conf(
+  Result<JobSpec> spec = BuildJobSpec(RestartConf(
       {{"tony.worker.restart-policy", "exit-code"}, {"tony.worker.restart-exit-codes", "75,0,x"}}));
   ASSERT_FALSE(spec.ok());
   EXPECT_THAT(spec.status().message(),
               HasSubstr("tony.worker.restart-exit-codes = \"75,0,x\" (from tony.xml): \"0\" is no "
                         "exit code; expected numbers from 1 to 255, comma-separated"));
   EXPECT_THAT(spec.status().message(), HasSubstr("\"x\" is no exit code"));
-  spec = BuildJobSpec(Conf({{"tony.worker.restart-exit-codes", "75"}}));
+  spec = BuildJobSpec(RestartConf({{"tony.worker.restart-exit-codes", "75"}}));
   ASSERT_FALSE(spec.ok());
   EXPECT_THAT(spec.status().message(),
               HasSubstr("tony.worker.restart-exit-codes = \"75\" (from tony.xml) only applies with "

@@ -13,7 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Configuration Conf(std::initializer_list<std::pair<const char*, const char*>> keys) {
+Configuration StallConf(std::initializer_list<std::pair<const char*, const char*>> keys) {
   Configuration conf = Configuration::WithDefaults();
   conf.Set("tony.containers.command", "python train.py", "--executes");
   conf.Set("tony.worker.instances", "2", "tony.xml");
@@ -23,7 +23,7 @@ Configuration Conf(std::initializer_list<std::pair<const char*, const char*>> ke
 }
 
 TEST(StallConfigTest, OffByDefaultAndFailWhenOn) {
-  Result<JobSpec> spec = BuildJobSpec(Conf({}));
+  Result<JobSpec> spec = BuildJobSpec(StallConf({}));
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   const RoleSpec* worker = spec->FindRole("worker");
   ASSERT_NE(worker, nullptr);
@@ -32,10 +32,10 @@ TEST(StallConfigTest, OffByDefaultAndFailWhenOn) {
 }
 
 TEST(StallConfigTest, EachRoleHasItsOwn) {
-  Result<JobSpec> spec = BuildJobSpec(Conf({{"tony.worker.stall-timeout-ms", "30000"},
-                                            {"tony.worker.on-stall", "Restart"},
-                                            {"tony.ps.stall-timeout-ms", "5000"},
-                                            {"tony.ps.on-stall", "warn"}}));
+  Result<JobSpec> spec = BuildJobSpec(StallConf({{"tony.worker.stall-timeout-ms", "30000"},
+                                                 {"tony.worker.on-stall", "Restart"},
+                                                 {"tony.ps.stall-timeout-ms", "5000"},
+                                                 {"tony.ps.on-stall", "warn"}}));
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->FindRole("worker")->stall_timeout_ms, 30'000);
   EXPECT_EQ(spec->FindRole("worker")->on_stall, OnStall::kRestart);
@@ -45,8 +45,8 @@ TEST(StallConfigTest, EachRoleHasItsOwn) {
 }
 
 TEST(StallConfigTest, BadValuesNameTheKeyTheFileAndWhatIsAccepted) {
-  Result<JobSpec> spec =
-      BuildJobSpec(Conf({{"tony.worker.on-stall", "kill"}, {"tony.ps.stall-timeout-ms", "-5"}}));
+  Result<JobSpec> spec = BuildJobSpec(
+      StallConf({{"tony.worker.on-stall", "kill"}, {"tony.ps.stall-timeout-ms", "-5"}}));
   ASSERT_FALSE(spec.ok());
   const std::string& m = spec.status().message();
   EXPECT_THAT(m, HasSubstr("tony.worker.on-stall = \"kill\" (from tony.xml): expected one of warn, "

@@ -148,7 +148,7 @@ class RecordingRelay {
   std::string seen_;
 };
 
-constexpr char kSecret[] = "0123456789abcdef-the-job-secret-fedcba9876543210";
+constexpr char kJobSecret[] = "0123456789abcdef-the-job-secret-fedcba9876543210";
 
 class TlsControlPlane : public ::testing::Test {
  protected:
@@ -157,7 +157,8 @@ class TlsControlPlane : public ::testing::Test {
     ASSERT_TRUE(tls.ok()) << tls.status().ToString();
     tls_ = *tls;
     grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", SecretCheckingServerCredentials(kSecret, tls_), &port_);
+    builder.AddListeningPort("127.0.0.1:0", SecretCheckingServerCredentials(kJobSecret, tls_),
+                             &port_);
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
@@ -173,7 +174,7 @@ class TlsControlPlane : public ::testing::Test {
     args.SetSslTargetNameOverride(kJobTlsServerName);
     auto stub = Coordinator::NewStub(grpc::CreateCustomChannel(Address(), credentials, args));
     grpc::ClientContext ctx;
-    ctx.AddMetadata(kSecretMetadataKey, kSecret);
+    ctx.AddMetadata(kSecretMetadataKey, kJobSecret);
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     GetJobStatusRequest req;
     JobStatus resp;
@@ -188,7 +189,7 @@ class TlsControlPlane : public ::testing::Test {
 
 TEST_F(TlsControlPlane, LetsInOnlyAClientWithTheJobsCertificateAndSecret) {
   GetJobStatusRequest req;
-  CoordinatorClient job_client(Address(), kSecret, tls_);
+  CoordinatorClient job_client(Address(), kJobSecret, tls_);
   auto status = job_client.GetJobStatus(req, 10000);
   ASSERT_TRUE(status.ok()) << status.status().ToString();
   EXPECT_EQ(status->phase(), RUNNING);
@@ -199,11 +200,11 @@ TEST_F(TlsControlPlane, LetsInOnlyAClientWithTheJobsCertificateAndSecret) {
   EXPECT_EQ(wrong_secret.GetJobStatus(req, 10000).status().code(), StatusCode::kUnauthenticated);
 
   // The secret without the job's TLS identity gets no further than the handshake.
-  CoordinatorClient plain(Address(), kSecret);
+  CoordinatorClient plain(Address(), kJobSecret);
   EXPECT_EQ(plain.GetJobStatus(req, 10000).status().code(), StatusCode::kUnavailable);
   auto other = MakeJobTls();
   ASSERT_TRUE(other.ok());
-  CoordinatorClient other_job(Address(), kSecret, *other);
+  CoordinatorClient other_job(Address(), kJobSecret, *other);
   EXPECT_EQ(other_job.GetJobStatus(req, 10000).status().code(), StatusCode::kUnavailable);
 
   // A client that trusts the job's certificate (so the server passes its check) is still refused
@@ -229,7 +230,7 @@ TEST_F(TlsControlPlane, LetsInOnlyAClientWithTheJobsCertificateAndSecret) {
 
 TEST_F(TlsControlPlane, TheWireCarriesNeitherTheSecretNorTheMessagesInClear) {
   RecordingRelay relay(port_);
-  CoordinatorClient client("127.0.0.1:" + std::to_string(relay.port()), kSecret, tls_);
+  CoordinatorClient client("127.0.0.1:" + std::to_string(relay.port()), kJobSecret, tls_);
   GetJobStatusRequest req;
   req.set_after_version(424242);
   auto status = client.GetJobStatus(req, 10000);
@@ -237,7 +238,7 @@ TEST_F(TlsControlPlane, TheWireCarriesNeitherTheSecretNorTheMessagesInClear) {
   std::string seen = relay.Seen();
   ASSERT_GT(seen.size(), 100u);
   EXPECT_EQ(seen[0], '\x16');  // a TLS handshake record, not HTTP/2's preface
-  EXPECT_EQ(seen.find(kSecret), std::string::npos);
+  EXPECT_EQ(seen.find(kJobSecret), std::string::npos);
   EXPECT_EQ(seen.find(kSecretMetadataKey), std::string::npos);
   EXPECT_EQ(seen.find("GetJobStatus"), std::string::npos);
   EXPECT_EQ(seen.find("PRI * HTTP/2.0"), std::string::npos);
@@ -249,17 +250,17 @@ TEST(PlainControlPlane, TheRelaySeesTheSecretInClear) {
   CountingService service;
   int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", SecretCheckingServerCredentials(kSecret), &port);
+  builder.AddListeningPort("127.0.0.1:0", SecretCheckingServerCredentials(kJobSecret), &port);
   builder.RegisterService(&service);
   auto server = builder.BuildAndStart();
   ASSERT_NE(server, nullptr);
   {
     RecordingRelay relay(port);
-    CoordinatorClient client("127.0.0.1:" + std::to_string(relay.port()), kSecret);
+    CoordinatorClient client("127.0.0.1:" + std::to_string(relay.port()), kJobSecret);
     GetJobStatusRequest req;
     ASSERT_TRUE(client.GetJobStatus(req, 10000).ok());
     std::string seen = relay.Seen();
-    EXPECT_NE(seen.find(kSecret), std::string::npos);
+    EXPECT_NE(seen.find(kJobSecret), std::string::npos);
     EXPECT_NE(seen.find("PRI * HTTP/2.0"), std::string::npos);
   }
   server->Shutdown();

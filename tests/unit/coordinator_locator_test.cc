@@ -16,14 +16,10 @@
 #include "executor/event_loop.h"
 #include "rpc/am_address.h"
 #include "tests/hadoop/http_stub.h"
+#include "tests/unit/loop_signals_test_util.h"
 
 namespace tony {
 namespace {
-
-[[maybe_unused]] const bool kLoopSignalsBlocked = [] {
-  BlockLoopSignals();
-  return true;
-}();
 
 TEST(AmAddressTest, OneLineOfTheAttemptAndTheAddressRoundTrips) {
   rpc::AmAddress a{"appattempt_1700000000000_0007_000002", "node-3.example.com:41234"};

@@ -25,13 +25,13 @@
 #include "coordinator/coordinator.h"
 #include "engine/fake_engine.h"
 #include "rpc/client.h"
+#include "tests/unit/real_wait.h"
 
 namespace tony {
 namespace {
 
 constexpr char kSecret[] = "shell-test-secret";
 constexpr int kRpcTimeoutMs = 10'000;
-constexpr int kRealWaitMs = 10'000;
 
 JobSpec TwoWorkers() {
   JobSpec spec;

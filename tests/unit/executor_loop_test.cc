@@ -13,19 +13,10 @@
 #include "common/clock.h"
 #include "executor/event_loop.h"
 #include "executor/user_processes.h"
+#include "tests/unit/loop_signals_test_util.h"
 
 namespace tony {
 namespace {
-
-// The executor blocks its loop's signals first thing in main, before any thread exists, so every
-// thread inherits the mask and SIGCHLD reaches the loop's signalfd. In this test binary other
-// tests start threads (gRPC's) first; a signal left unblocked in one of them is delivered there
-// and the loop never sees it (a 20 s hang, seen under load). Block them at static
-// initialization, as the executor does.
-[[maybe_unused]] const bool kLoopSignalsBlocked = [] {
-  BlockLoopSignals();
-  return true;
-}();
 
 struct Harness {
   std::unique_ptr<EventLoop> loop;

@@ -30,11 +30,11 @@
 #include "executor/event_loop.h"
 #include "executor/task_run.h"
 #include "executor/user_processes.h"
+#include "tests/unit/real_wait.h"
 
 namespace tony {
 namespace {
 
-constexpr int kRealWaitMs = 10'000;
 constexpr int64_t kGraceMs = 5'000;
 constexpr int64_t kIntervalMs = 1'000;
 constexpr int kMaxMissed = 3;

@@ -13,12 +13,12 @@ using namespace ::tony::core::testing;  // NOLINT(google-build-using-namespace)
 namespace tony::core {
 namespace {
 
-constexpr int64_t kWindowMs = 120'000;
+constexpr int64_t kRecoveryWindowMs = 120'000;
 
 JobSpec RecoverySpec(RestartPolicy policy = RestartPolicy::kNever,
                      RestartScope scope = RestartScope::kTask) {
   JobSpec spec = MakeSpec({{"worker", 2}});
-  spec.am_reconnect_window_ms = kWindowMs;
+  spec.am_reconnect_window_ms = kRecoveryWindowMs;
   spec.roles[0].restart_policy = policy;
   spec.roles[0].restart_scope = scope;
   spec.roles[0].restart_backoff_ms = 1000;
@@ -54,9 +54,9 @@ TEST_F(RecoveryTest, LiveTasksAwaitTheirRejoinAndComeBackAsTheyWereWithTheirSpec
   EXPECT_EQ(sm_->spec_generation(), generation);
   for (const TaskRecord& t : sm_->tasks()) {
     EXPECT_EQ(t.state, TaskState::kRunning);
-    EXPECT_EQ(t.rejoin_by_ms, now_ + kWindowMs);
+    EXPECT_EQ(t.rejoin_by_ms, now_ + kRecoveryWindowMs);
   }
-  EXPECT_EQ(sm_->NextDeadlineMs(), now_ + kWindowMs);
+  EXPECT_EQ(sm_->NextDeadlineMs(), now_ + kRecoveryWindowMs);
   EXPECT_EQ(sm_->RejoinRefusal(Rejoin(T("worker", 0))), "");
   Send(Rejoin(T("worker", 0)));
   const TaskRecord* w0 = sm_->FindTask(T("worker", 0));
@@ -93,7 +93,7 @@ TEST_F(RecoveryTest, ARejoinOfAnotherAttemptContainerOrAddressIsRefusedSayingWhy
             "attempt 0 of worker:0 registered at host-worker:0:2000");
   EXPECT_EQ(sm_->RejoinRefusal(TaskRejoined{T("ps", 0), 0, "c0", "h", 1}), "no task ps:0");
   Send(moved);  // refused: changes nothing
-  EXPECT_EQ(sm_->FindTask(T("worker", 0))->rejoin_by_ms, now_ + kWindowMs);
+  EXPECT_EQ(sm_->FindTask(T("worker", 0))->rejoin_by_ms, now_ + kRecoveryWindowMs);
 }
 
 TEST_F(RecoveryTest, ATaskThatDoesNotRejoinWithinTheWindowIsLostAndItsPolicyDecides) {
@@ -103,7 +103,7 @@ TEST_F(RecoveryTest, ATaskThatDoesNotRejoinWithinTheWindowIsLostAndItsPolicyDeci
   StartAll();
   Recover({"c0", "c1"});
   Send(Rejoin(T("worker", 0)));
-  TickAt(now_ + kWindowMs - 1);
+  TickAt(now_ + kRecoveryWindowMs - 1);
   EXPECT_EQ(State(T("worker", 1)), TaskState::kRunning);
   auto out = TickAt(now_ + 1);
   EXPECT_EQ(State(T("worker", 1)), TaskState::kLost);

@@ -16,7 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 
 // TonY's testTonyAMSchedulerShouldPass roles: dbloader, db, ps (untracked), worker.
-Configuration Conf(std::initializer_list<std::pair<const char*, const char*>> keys) {
+Configuration StagesConf(std::initializer_list<std::pair<const char*, const char*>> keys) {
   Configuration conf = Configuration::WithDefaults();
   conf.Set("tony.containers.command", "python train.py", "--executes");
   for (const char* role : {"dbloader", "db", "ps", "worker"}) {
@@ -45,60 +45,61 @@ std::string Error(const Configuration& conf) {
 const std::map<std::string, int> kStaged = {{"db", 0}, {"dbloader", 0}, {"ps", 1}, {"worker", 1}};
 
 TEST(StagesConfigTest, BothStagesAsTonYsSchedulerTestSetsThem) {
-  EXPECT_EQ(Stages(Conf({{"tony.application.prepare-stage", "dbloader,db"},
-                         {"tony.application.training-stage", "ps,worker"}})),
+  EXPECT_EQ(Stages(StagesConf({{"tony.application.prepare-stage", "dbloader,db"},
+                               {"tony.application.training-stage", "ps,worker"}})),
             kStaged);
 }
 
 TEST(StagesConfigTest, OneStageGivenTheOtherIsEveryOtherRole) {
-  EXPECT_EQ(Stages(Conf({{"tony.application.prepare-stage", " dbloader , db "}})), kStaged);
-  EXPECT_EQ(Stages(Conf({{"tony.application.training-stage", "worker,ps"}})), kStaged);
+  EXPECT_EQ(Stages(StagesConf({{"tony.application.prepare-stage", " dbloader , db "}})), kStaged);
+  EXPECT_EQ(Stages(StagesConf({{"tony.application.training-stage", "worker,ps"}})), kStaged);
 }
 
 TEST(StagesConfigTest, NoStagesOrNothingToWaitForIsOneStage) {
   const std::map<std::string, int> one = {{"db", 0}, {"dbloader", 0}, {"ps", 0}, {"worker", 0}};
-  EXPECT_EQ(Stages(Conf({})), one);
-  EXPECT_FALSE(BuildJobSpec(Conf({}))->Staged());
+  EXPECT_EQ(Stages(StagesConf({})), one);
+  EXPECT_FALSE(BuildJobSpec(StagesConf({}))->Staged());
   // ps is untracked: TonY's training stage waits for no task of it.
-  EXPECT_EQ(Stages(Conf({{"tony.application.prepare-stage", "ps"}})), one);
+  EXPECT_EQ(Stages(StagesConf({{"tony.application.prepare-stage", "ps"}})), one);
   // Every role in the prepare stage: no training stage.
-  EXPECT_EQ(Stages(Conf({{"tony.application.prepare-stage", "db,dbloader,ps,worker"}})), one);
+  EXPECT_EQ(Stages(StagesConf({{"tony.application.prepare-stage", "db,dbloader,ps,worker"}})), one);
   // A role with no instances has no tasks to wait for.
-  Configuration zero = Conf({{"tony.application.prepare-stage", "loader"}});
+  Configuration zero = StagesConf({{"tony.application.prepare-stage", "loader"}});
   zero.Set("tony.loader.instances", "0", "tony.xml");
   EXPECT_EQ(Stages(zero), one);
 }
 
 TEST(StagesConfigTest, ARoleThatIsNoRoleOfTheJobIsRefusedWithTheClosest) {
-  std::string e = Error(Conf({{"tony.application.prepare-stage", "dbloadr,db"}}));
+  std::string e = Error(StagesConf({{"tony.application.prepare-stage", "dbloadr,db"}}));
   EXPECT_THAT(e, HasSubstr("tony.application.prepare-stage = \"dbloadr,db\" (from tony.xml) names "
                            "'dbloadr', which is no role of this job"));
   EXPECT_THAT(e, HasSubstr("did you mean 'dbloader'?"));
 }
 
 TEST(StagesConfigTest, ARoleInBothStagesIsRefused) {
-  EXPECT_THAT(Error(Conf({{"tony.application.prepare-stage", "db,dbloader"},
-                          {"tony.application.training-stage", "db,ps,worker"}})),
+  EXPECT_THAT(Error(StagesConf({{"tony.application.prepare-stage", "db,dbloader"},
+                                {"tony.application.training-stage", "db,ps,worker"}})),
               HasSubstr("role db is in both tony.application.prepare-stage"));
 }
 
 TEST(StagesConfigTest, WithBothKeysARoleInNeitherIsRefused) {
-  EXPECT_THAT(Error(Conf({{"tony.application.prepare-stage", "db,dbloader"},
-                          {"tony.application.training-stage", "worker"}})),
+  EXPECT_THAT(Error(StagesConf({{"tony.application.prepare-stage", "db,dbloader"},
+                                {"tony.application.training-stage", "worker"}})),
               HasSubstr("role(s) ps in neither tony.application.prepare-stage"));
 }
 
 TEST(StagesConfigTest, TheStageKeysAreNoLongerWarnedAsUnsupported) {
   for (const std::string& w :
-       UnsupportedKeyWarnings(Conf({{"tony.application.prepare-stage", "db,dbloader"}}))) {
+       UnsupportedKeyWarnings(StagesConf({{"tony.application.prepare-stage", "db,dbloader"}}))) {
     EXPECT_THAT(w, ::testing::Not(HasSubstr("stage")));
   }
 }
 
 TEST(GroupsConfigTest, TonYsEvaluatorExampleBecomesOneDependency) {
-  Configuration conf = Conf({{"tony.application.group.A", "worker,db"},
-                             {"tony.application.dependency.ps.timeout.after.A", "3600"},
-                             {"tony.application.dependency.ps.timeout.after.A.ignored", "true"}});
+  Configuration conf =
+      StagesConf({{"tony.application.group.A", "worker,db"},
+                  {"tony.application.dependency.ps.timeout.after.A", "3600"},
+                  {"tony.application.dependency.ps.timeout.after.A.ignored", "true"}});
   conf.Set("tony.db.instances", "0", "tony.xml");
   Result<JobSpec> spec = BuildJobSpec(conf);
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
@@ -115,24 +116,24 @@ TEST(GroupsConfigTest, TonYsEvaluatorExampleBecomesOneDependency) {
 }
 
 TEST(GroupsConfigTest, WhatDoesNotResolveIsRefusedNamingTheKey) {
-  EXPECT_THAT(Error(Conf({{"tony.application.group.A", "worker"},
-                          {"tony.application.dependency.evalutor.timeout.after.A", "10"}})),
+  EXPECT_THAT(Error(StagesConf({{"tony.application.group.A", "worker"},
+                                {"tony.application.dependency.evalutor.timeout.after.A", "10"}})),
               HasSubstr("tony.application.dependency.evalutor.timeout.after.A = \"10\" (from "
                         "tony.xml) is about 'evalutor', which is no role of this job"));
-  EXPECT_THAT(Error(Conf({{"tony.application.dependency.ps.timeout.after.B", "10"}})),
+  EXPECT_THAT(Error(StagesConf({{"tony.application.dependency.ps.timeout.after.B", "10"}})),
               HasSubstr("names group B, but tony.application.group.B is not set"));
-  EXPECT_THAT(Error(Conf({{"tony.application.group.A", "wroker"},
-                          {"tony.application.dependency.ps.timeout.after.A", "10"}})),
+  EXPECT_THAT(Error(StagesConf({{"tony.application.group.A", "wroker"},
+                                {"tony.application.dependency.ps.timeout.after.A", "10"}})),
               HasSubstr("tony.application.group.A = \"wroker\" (from tony.xml) names 'wroker', "
                         "which is no role of this job (roles: db, dbloader, ps, worker); did you "
                         "mean 'worker'?"));
-  EXPECT_THAT(Error(Conf({{"tony.application.group.A", "worker"},
-                          {"tony.application.group.B", "db"},
-                          {"tony.application.dependency.ps.timeout.after.A", "10"},
-                          {"tony.application.dependency.ps.timeout.after.B", "10"}})),
+  EXPECT_THAT(Error(StagesConf({{"tony.application.group.A", "worker"},
+                                {"tony.application.group.B", "db"},
+                                {"tony.application.dependency.ps.timeout.after.A", "10"},
+                                {"tony.application.dependency.ps.timeout.after.B", "10"}})),
               HasSubstr("both set a timeout for ps: a role depends on one group"));
-  EXPECT_THAT(Error(Conf({{"tony.application.group.A", "worker"},
-                          {"tony.application.dependency.ps.timeout.after.A", "-1"}})),
+  EXPECT_THAT(Error(StagesConf({{"tony.application.group.A", "worker"},
+                                {"tony.application.dependency.ps.timeout.after.A", "-1"}})),
               HasSubstr("tony.application.dependency.ps.timeout.after.A = \"-1\""));
 }
 

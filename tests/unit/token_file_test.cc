@@ -43,7 +43,8 @@ security::Token RmToken(const std::string& service, int64_t max_date_ms = kNowMs
 }
 
 // The Writable identifier of an HDFS delegation token (docs/hadoop-ipc.md §3.1).
-security::Token HdfsToken(const std::string& service, int64_t max_date_ms = kNowMs + 3'600'000) {
+security::Token HdfsDelegationToken(const std::string& service,
+                                    int64_t max_date_ms = kNowMs + 3'600'000) {
   std::string id(1, '\0');
   for (const char* text : {"alice@EXAMPLE.COM", "rm", "oozie"}) {
     security::AppendWritableVLong(static_cast<int64_t>(std::strlen(text)), &id);
@@ -70,7 +71,7 @@ TEST(DelegationTokenIdentifierTest, DecodesRmAndHdfsIdentifiers) {
   EXPECT_EQ(rm->renewer, "rm");
   EXPECT_EQ(rm->max_date_ms, kNowMs + 3'600'000);
   EXPECT_EQ(rm->sequence_number, 7);
-  auto hdfs = security::DecodeDelegationTokenIdentifier(HdfsToken(kNnService));
+  auto hdfs = security::DecodeDelegationTokenIdentifier(HdfsDelegationToken(kNnService));
   ASSERT_TRUE(hdfs.ok()) << hdfs.status().message();
   EXPECT_EQ(hdfs->owner, "alice@EXAMPLE.COM");
   EXPECT_EQ(hdfs->real_user, "oozie");
@@ -83,10 +84,10 @@ TEST(DelegationTokenIdentifierTest, DecodesRmAndHdfsIdentifiers) {
 TEST(DelegationTokenIdentifierTest, RefusesOtherKindsAndBrokenBytes) {
   security::Token am{"x", "y", std::string(security::kAmRmTokenKind), ""};
   EXPECT_FALSE(security::DecodeDelegationTokenIdentifier(am).ok());
-  security::Token hdfs = HdfsToken(kNnService);
+  security::Token hdfs = HdfsDelegationToken(kNnService);
   hdfs.identifier.resize(hdfs.identifier.size() - 2);
   EXPECT_FALSE(security::DecodeDelegationTokenIdentifier(hdfs).ok());
-  hdfs = HdfsToken(kNnService);
+  hdfs = HdfsDelegationToken(kNnService);
   hdfs.identifier[0] = 1;  // an unknown version
   EXPECT_FALSE(security::DecodeDelegationTokenIdentifier(hdfs).ok());
   security::Token rm = RmToken(kRmService);
@@ -130,8 +131,8 @@ TEST(DelegationTokenIdentifierTest, ReadsAFileHadoopWrote) {
 }
 
 TEST(SelectTokenLoginTest, PicksTheRmTokenOfThisClusterAndTheDefaultFsToken) {
-  TokenFile file = FileWith({HdfsToken("127.0.0.1:9999"), RmToken("10.0.0.1:8032"),
-                             RmToken(kRmService), HdfsToken(kNnService)});
+  TokenFile file = FileWith({HdfsDelegationToken("127.0.0.1:9999"), RmToken("10.0.0.1:8032"),
+                             RmToken(kRmService), HdfsDelegationToken(kNnService)});
   auto login = SelectTokenLogin(file, {kRmService}, kNnService, kNowMs);
   ASSERT_TRUE(login.ok()) << login.status().message();
   EXPECT_EQ(login->rm.service, kRmService);
@@ -140,13 +141,15 @@ TEST(SelectTokenLoginTest, PicksTheRmTokenOfThisClusterAndTheDefaultFsToken) {
 }
 
 TEST(SelectTokenLoginTest, AnHaTokenNamesEveryResourceManager) {
-  TokenFile file = FileWith({RmToken("127.0.0.1:8032,127.0.0.1:8042"), HdfsToken(kNnService)});
+  TokenFile file =
+      FileWith({RmToken("127.0.0.1:8032,127.0.0.1:8042"), HdfsDelegationToken(kNnService)});
   EXPECT_TRUE(SelectTokenLogin(file, {"127.0.0.1:8042"}, kNnService, kNowMs).ok());
 }
 
 TEST(SelectTokenLoginTest, AMissingTokenIsNamedByKindAndService) {
-  auto no_rm = SelectTokenLogin(FileWith({HdfsToken(kNnService), RmToken("10.0.0.1:8032")}),
-                                {kRmService}, kNnService, kNowMs);
+  auto no_rm =
+      SelectTokenLogin(FileWith({HdfsDelegationToken(kNnService), RmToken("10.0.0.1:8032")}),
+                       {kRmService}, kNnService, kNowMs);
   ASSERT_FALSE(no_rm.ok());
   EXPECT_EQ(no_rm.status().code(), StatusCode::kUnauthenticated);
   EXPECT_THAT(no_rm.status().message(),
@@ -163,21 +166,21 @@ TEST(SelectTokenLoginTest, AMissingTokenIsNamedByKindAndService) {
 }
 
 TEST(SelectTokenLoginTest, ATokenPastItsMaximumLifetimeIsNamed) {
-  TokenFile file = FileWith({RmToken(kRmService, kNowMs - 1), HdfsToken(kNnService)});
+  TokenFile file = FileWith({RmToken(kRmService, kNowMs - 1), HdfsDelegationToken(kNnService)});
   auto r = SelectTokenLogin(file, {kRmService}, kNnService, kNowMs);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnauthenticated);
   EXPECT_THAT(r.status().message(),
               HasSubstr("the RM_DELEGATION_TOKEN for 127.0.0.1:8032 (owner alice@EXAMPLE.COM) "
                         "passed its maximum lifetime at 2027-01-15 07:59:59 UTC"));
-  file = FileWith({RmToken(kRmService), HdfsToken(kNnService, kNowMs - 1)});
+  file = FileWith({RmToken(kRmService), HdfsDelegationToken(kNnService, kNowMs - 1)});
   r = SelectTokenLogin(file, {kRmService}, kNnService, kNowMs);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("the HDFS_DELEGATION_TOKEN for 127.0.0.1:9000"));
 }
 
 TEST(ForwardedTokensTest, KeepsDelegationTokensAndDropsYarnsPerApplicationOnes) {
-  TokenFile file = FileWith({RmToken(kRmService), HdfsToken(kNnService)});
+  TokenFile file = FileWith({RmToken(kRmService), HdfsDelegationToken(kNnService)});
   file.credentials.AddToken("", {"id", "pw", std::string(security::kAmRmTokenKind), ""});
   file.credentials.AddToken("nm", {"id", "pw", std::string(security::kNmTokenKind), "nm:1"});
   file.credentials.AddToken("hive", {"id", "pw", "HIVE_DELEGATION_TOKEN", "hive"});
@@ -189,7 +192,7 @@ TEST(ForwardedTokensTest, KeepsDelegationTokensAndDropsYarnsPerApplicationOnes) 
                                             "HIVE_DELEGATION_TOKEN"));
   EXPECT_TRUE(out.secrets().empty());
   EXPECT_TRUE(CheckNotExpired(out, "the file", kNowMs).ok());
-  out.AddToken("old", HdfsToken("127.0.0.1:9999", kNowMs - 5));
+  out.AddToken("old", HdfsDelegationToken("127.0.0.1:9999", kNowMs - 5));
   Status s = CheckNotExpired(out, "the file", kNowMs);
   EXPECT_EQ(s.code(), StatusCode::kUnauthenticated);
   EXPECT_THAT(s.message(), HasSubstr("the file: the HDFS_DELEGATION_TOKEN for 127.0.0.1:9999"));
@@ -232,8 +235,8 @@ class TokenFileLoginTest : public ::testing::Test {
 };
 
 TEST_F(TokenFileLoginTest, TheFilesTokensServeWithNoTicket) {
-  WriteTokens({RmToken(kRmService, INT64_MAX), HdfsToken(kNnService, INT64_MAX),
-               HdfsToken("127.0.0.1:9999", INT64_MAX)});
+  WriteTokens({RmToken(kRmService, INT64_MAX), HdfsDelegationToken(kNnService, INT64_MAX),
+               HdfsDelegationToken("127.0.0.1:9999", INT64_MAX)});
   auto login = LoginForCluster(cluster_, Configuration(), "root");
   ASSERT_TRUE(login.ok()) << login.status().message();
   ASSERT_TRUE(login->tokens.has_value());
@@ -245,7 +248,7 @@ TEST_F(TokenFileLoginTest, TheFilesTokensServeWithNoTicket) {
 }
 
 TEST_F(TokenFileLoginTest, NoRmTokenAndNoTicketNamesTheTokenAndKinit) {
-  WriteTokens({HdfsToken(kNnService, INT64_MAX)});
+  WriteTokens({HdfsDelegationToken(kNnService, INT64_MAX)});
   auto login = LoginForCluster(cluster_, Configuration(), "root");
   ASSERT_FALSE(login.ok());
   EXPECT_EQ(login.status().code(), StatusCode::kUnauthenticated);
@@ -281,7 +284,7 @@ TEST_F(TokenFileLoginTest, AMissingOrCorruptFileNamesTheVariableAndPath) {
 }
 
 TEST_F(TokenFileLoginTest, AKeytabOrAProxyUserGoesBeforeTheTokenFile) {
-  WriteTokens({RmToken(kRmService, INT64_MAX), HdfsToken(kNnService, INT64_MAX)});
+  WriteTokens({RmToken(kRmService, INT64_MAX), HdfsDelegationToken(kNnService, INT64_MAX)});
   Configuration keytab;
   keytab.Set("tony.kerberos.principal", "alice@EXAMPLE.COM", "--principal");
   keytab.Set("tony.kerberos.keytab", (dir_ / "no.keytab").string(), "--keytab");
@@ -317,7 +320,8 @@ TEST(ExplainTokenRefusalTest, NamesTheFileAndTokenOnlyForATokenLogin) {
   ClientSecurity kerberos;
   EXPECT_FALSE(ExplainTokenRefusal(kerberos, refused).has_value());
   ClientSecurity tokens;
-  tokens.tokens = TokenLogin{RmToken(kRmService), HdfsToken(kNnService), "alice@EXAMPLE.COM"};
+  tokens.tokens =
+      TokenLogin{RmToken(kRmService), HdfsDelegationToken(kNnService), "alice@EXAMPLE.COM"};
   tokens.token_file = "$HADOOP_TOKEN_FILE_LOCATION (/tmp/tokens)";
   EXPECT_FALSE(ExplainTokenRefusal(tokens, Unavailable("connection refused")).has_value());
   auto told = ExplainTokenRefusal(tokens, refused);
