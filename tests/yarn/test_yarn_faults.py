@@ -270,7 +270,10 @@ def journal_tasks(conf_dir, staging):
         if number != 9:
             continue
         task = dict(proto_fields(value))
-        tasks.append((task[1].decode(), task.get(2, 0), task[4].decode(), task[5].decode()))
+        # proto3 leaves out empty fields: a task asked for but not yet in a container has no
+        # container id (field 5) in a journal written meanwhile.
+        tasks.append((task[1].decode(), task.get(2, 0), task.get(4, b"").decode(),
+                      task.get(5, b"").decode()))
     return tasks
 
 
