@@ -17,7 +17,7 @@ if [ ${#targets[@]} -eq 0 ]; then
     # jhist is run only when named: it found that Debian's libavro 1.11, which portal/jhist.cc
     # reads TonY's .jhist files with, trusts sizes from a corrupt file (realloc of -62 as size_t,
     # allocations of tens of GB) and leaks on its error paths. That is an open defect of
-    # `tony portal --history` (README "Portal"), not fixed yet; its seeds still replay as the unit
+    # `tony portal --history` (README "The portal"), not fixed yet; its seeds still replay as the unit
     # test fuzz.jhist.
     [ "$t" = jhist ] && continue
     targets+=("$t")
